@@ -1,0 +1,51 @@
+# SteerBench-Work analysis: `make paper` rebuilds the paper, `make test` runs the tests.
+# Each target creates the project virtual environment (.venv) by itself when needed.
+
+PYTHON ?= $(shell command -v python3.11 || command -v python3)
+VENV := .venv
+PY := $(VENV)/bin/python
+RELEASE_DIR ?= $(abspath ../shared/steerbench-work)
+export RELEASE_DIR
+
+ENV_STAMP := $(VENV)/.installed
+DATA_STAMP := data/.imported
+PAPER_STAMP := paper/.built
+PAPER_INPUTS := $(shell find analysis notebooks figures data/runs -type f \
+	-not -path '*/__pycache__/*' -not -path '*/.ipynb_checkpoints/*' 2>/dev/null) \
+	pyproject.toml requirements.lock
+
+.PHONY: all env data paper test lint lab export clean
+
+all: paper
+
+env: $(ENV_STAMP)
+
+$(ENV_STAMP): pyproject.toml requirements.lock
+	$(PYTHON) -m venv $(VENV)
+	$(PY) -m pip install --quiet --disable-pip-version-check -c requirements.lock -e '.[dev]'
+	touch $@
+
+# Import the release from RELEASE_DIR into data/ (verifying every checksum).
+data: $(ENV_STAMP)
+	$(PY) -m analysis.release import
+
+$(DATA_STAMP): | $(ENV_STAMP)
+	$(PY) -m analysis.release import
+
+paper: $(PAPER_STAMP)
+
+$(PAPER_STAMP): $(ENV_STAMP) $(DATA_STAMP) $(PAPER_INPUTS)
+	$(PY) -m analysis.build
+
+test: $(ENV_STAMP) $(DATA_STAMP)
+	$(PY) -m pytest
+
+lint: $(ENV_STAMP)
+	$(VENV)/bin/ruff check analysis tests benchmarks
+	$(VENV)/bin/ruff format --check analysis tests benchmarks
+
+lab: $(ENV_STAMP) $(DATA_STAMP)
+	$(VENV)/bin/jupyter lab --notebook-dir=notebooks
+
+clean:
+	rm -rf paper/* data/processed
