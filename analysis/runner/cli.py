@@ -1,0 +1,139 @@
+"""``steerbench-run``: run a gate into a run root, or export run roots as a tidy CSV.
+
+steerbench-run --gate always-hold --out runs/hold
+steerbench-run --gate endpoint --base-url http://127.0.0.1:8000/v1 --model NAME --out ROOT
+steerbench-run export-tidy ROOT [ROOT ...] OUT.csv
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from collections.abc import Sequence
+from pathlib import Path
+
+from analysis import paths
+from analysis.runner.client import EndpointSettings
+from analysis.runner.gates import REFERENCE_GATES, EndpointGate, Gate, ModelSettings
+from analysis.runner.inputs import DEFAULT_MANIFEST, PinnedInputError, load_pinned_inputs
+from analysis.runner.runroot import SHARD_RULE, parse_shard, run_gate
+from analysis.runner.tidy import export_tidy
+
+
+def _run_parser() -> argparse.ArgumentParser:
+    p = argparse.ArgumentParser(
+        prog="steerbench-run",
+        description="Run a gate over the pinned scenarios into a run root (resumable). "
+        "Use `steerbench-run export-tidy ROOT... OUT.csv` for the compact export.",
+    )
+    p.add_argument("--gate", required=True, choices=[*REFERENCE_GATES, "endpoint"])
+    p.add_argument("--out", required=True, type=Path, help="run root to write or resume")
+    p.add_argument("--trials", type=int, default=5, help="trials per cell (default 5)")
+    p.add_argument("--run-id", help="run id (default: the root's existing one, else new)")
+    p.add_argument("--shard", type=parse_shard, help=f"i/n: {SHARD_RULE}")
+    p.add_argument("--scenarios", help="comma-separated scenario ids (default: all)")
+    p.add_argument("--label", help="variant label (endpoint; default: the model name)")
+    p.add_argument("--base-url", help="OpenAI-compatible base URL, e.g. http://127.0.0.1:8000/v1")
+    p.add_argument("--model", help="model name sent in the request body")
+    p.add_argument("--api-key-env", help="name of the environment variable holding the key")
+    p.add_argument("--temperature", type=float)
+    p.add_argument("--max-tokens", type=int)
+    p.add_argument("--reasoning-effort", help="sent as reasoning_effort when given")
+    p.add_argument("--reasoning-label", help="reasoning label for exports (default: effort/off)")
+    p.add_argument("--concurrency", type=int, default=4, help="parallel requests (default 4)")
+    p.add_argument("--timeout", type=float, default=120.0, help="per-request seconds")
+    p.add_argument("--retries", type=int, default=4, help="retries on 429/5xx/timeouts")
+    p.add_argument("--backoff", type=float, default=1.5, help="first retry delay, seconds")
+    p.add_argument("--parity-vectors", type=Path, default=paths.PARITY_VECTORS)
+    p.add_argument("--release-manifest", type=Path, default=DEFAULT_MANIFEST)
+    p.add_argument("--scenarios-dir", type=Path, default=paths.SCENARIOS_DIR)
+    p.add_argument("--no-progress", action="store_true", help="hide the progress bar")
+    return p
+
+
+def _export_parser() -> argparse.ArgumentParser:
+    p = argparse.ArgumentParser(
+        prog="steerbench-run export-tidy",
+        description="Write run roots' trials (merging shard roots) as a tidy CSV.",
+    )
+    p.add_argument("roots", nargs="+", type=Path)
+    p.add_argument("out", type=Path)
+    return p
+
+
+def build_gate(args: argparse.Namespace) -> tuple[Gate, dict]:
+    """The gate the arguments name, and the run settings to record in the plan."""
+    if args.gate in REFERENCE_GATES:
+        return REFERENCE_GATES[args.gate](), {}
+    if not args.base_url or not args.model:
+        raise SystemExit("--gate endpoint needs --base-url and --model")
+    model = ModelSettings(
+        model=args.model,
+        label=args.label,
+        temperature=args.temperature,
+        max_tokens=args.max_tokens,
+        reasoning_effort=args.reasoning_effort,
+        reasoning_label=args.reasoning_label,
+    )
+    endpoint = EndpointSettings(
+        base_url=args.base_url,
+        api_key_env=args.api_key_env,
+        timeout=args.timeout,
+        retries=args.retries,
+        backoff_base=args.backoff,
+    )
+    settings = {
+        "base_url": endpoint.url,
+        "api_key_env": args.api_key_env,
+        "timeout_s": args.timeout,
+        "retries": args.retries,
+        "concurrency": args.concurrency,
+    }
+    return EndpointGate(model, endpoint, concurrency=args.concurrency), settings
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Entry point of ``steerbench-run``."""
+    argv = list(sys.argv[1:] if argv is None else argv)
+    if argv and argv[0] == "export-tidy":
+        args = _export_parser().parse_args(argv[1:])
+        n = export_tidy(args.roots, args.out)
+        print(f"wrote {n} rows to {args.out}")
+        return 0
+    args = _run_parser().parse_args(argv)
+    try:
+        inputs = load_pinned_inputs(args.parity_vectors, args.release_manifest)
+    except PinnedInputError as exc:
+        print(f"steerbench-run: {exc}", file=sys.stderr)
+        return 2
+    gate, settings = build_gate(args)
+    ids = [s for s in (args.scenarios or "").split(",") if s]
+    try:
+        summary = run_gate(
+            gate,
+            inputs,
+            args.out,
+            trials=args.trials,
+            run_id=args.run_id,
+            scenario_ids=ids,
+            shard=args.shard,
+            concurrency=args.concurrency,
+            settings=settings,
+            scenarios_dir=args.scenarios_dir,
+            progress=not args.no_progress,
+        )
+    except PinnedInputError as exc:
+        print(f"steerbench-run: {exc}", file=sys.stderr)
+        return 2
+    finally:
+        gate.close()
+    print(
+        f"{summary.variant_key}: {summary.n_trials} trials over {summary.n_scenarios} scenarios "
+        f"({summary.n_calls_made} run, {summary.n_trials_reused} reused, "
+        f"{summary.n_errors} errors, {summary.n_parse_failed} unparseable) -> {args.out}"
+    )
+    return 1 if summary.n_errors else 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -1,0 +1,280 @@
+"""Gates: something that, given a pinned scenario, returns a verdict.
+
+Three reference gates need no model: ``always-hold``, ``always-proceed`` and
+``surface-flag`` (hold whenever the user message's ``risk_flags:`` or ``integrity_flags:``
+line names anything but ``commit_point``). ``EndpointGate`` asks any OpenAI-compatible
+chat-completions server.
+"""
+
+from __future__ import annotations
+
+import re
+import time
+from dataclasses import dataclass
+from typing import Any, Protocol
+
+import httpx
+
+from analysis.runner.client import EndpointSettings, make_http_client, post_with_retries
+from analysis.runner.inputs import PinnedScenario
+from analysis.runner.parsing import ParsedVerdict, parse_response, verdict_text
+from analysis.vocabulary import ALLOWED, BLOCKED
+
+OK = "ok"
+PARSE_FAILED = "parse_failed"
+TRUNCATED = "truncated"
+INFRASTRUCTURE_FAILED = "infrastructure_failed"
+PROVIDER_FILTERED = "provider_filtered"
+#: Statuses that carry no decision and are never scored.
+UNSCORED_STATUSES = frozenset({INFRASTRUCTURE_FAILED, PROVIDER_FILTERED})
+
+REFERENCE_KIND = "reference-gate"
+ENDPOINT_KIND = "endpoint"
+_CYBER_POLICY = re.compile(r'"code"\s*:\s*"cyber_policy"')
+
+
+@dataclass
+class GateOutcome:
+    """What a gate returned for one trial, before it is written as a trial record."""
+
+    status: str
+    verdict: ParsedVerdict | None
+    request_body: dict[str, Any]
+    response_body_raw: str | None
+    truncated: bool = False
+    error: str | None = None
+    http_status: int | None = None
+    attempts: int = 1
+    usage: dict[str, Any] | None = None
+    wall_ms: int = 0
+
+
+class Gate(Protocol):
+    """The interface the runner drives."""
+
+    variant_key: str
+
+    def variant_config(self) -> dict[str, Any]:
+        """The settings that define this variant (hashed into ``config_hash``)."""
+        ...
+
+    def run(self, scenario: PinnedScenario, system_prompt: str) -> GateOutcome:
+        """One trial on one scenario."""
+        ...
+
+    def close(self) -> None:
+        """Release any resources."""
+        ...
+
+
+def chat_messages(scenario: PinnedScenario, system_prompt: str) -> list[dict[str, str]]:
+    """The two pinned messages every gate is given."""
+    return [
+        {"role": "system", "content": system_prompt},
+        {"role": "user", "content": scenario.user_input},
+    ]
+
+
+def status_for(verdict: ParsedVerdict, truncated: bool = False) -> str:
+    """A parsed reply's trial status."""
+    if verdict.parse_failed:
+        return PARSE_FAILED
+    return TRUNCATED if truncated else OK
+
+
+class ReferenceGate:
+    """A model-free gate; subclasses choose the permission from the scenario alone."""
+
+    variant_key = "reference"
+
+    def permission(self, scenario: PinnedScenario) -> str:
+        """The fixed rule's commit permission."""
+        raise NotImplementedError
+
+    def variant_config(self) -> dict[str, Any]:
+        """The gate's identity."""
+        return {
+            "vendor": "none",
+            "kind": REFERENCE_KIND,
+            "label": self.variant_key,
+            "model": self.variant_key,
+            "reasoning_effort": None,
+            "reasoning_label": "gate",
+        }
+
+    def run(self, scenario: PinnedScenario, system_prompt: str) -> GateOutcome:
+        """Apply the rule; the request body records the pinned messages the gate was given."""
+        started = time.monotonic()
+        text = verdict_text(self.permission(scenario))
+        verdict = parse_response(text)
+        return GateOutcome(
+            status=status_for(verdict),
+            verdict=verdict,
+            request_body={
+                "model": self.variant_key,
+                "messages": chat_messages(scenario, system_prompt),
+            },
+            response_body_raw=text,
+            wall_ms=round((time.monotonic() - started) * 1000),
+        )
+
+    def close(self) -> None:
+        """Nothing to release."""
+
+
+class AlwaysHold(ReferenceGate):
+    """Blocks every action."""
+
+    variant_key = "always-hold"
+
+    def permission(self, scenario: PinnedScenario) -> str:
+        """Always ``blocked``."""
+        return BLOCKED
+
+
+class AlwaysProceed(ReferenceGate):
+    """Allows every action."""
+
+    variant_key = "always-proceed"
+
+    def permission(self, scenario: PinnedScenario) -> str:
+        """Always ``allowed``."""
+        return ALLOWED
+
+
+class SurfaceFlag(ReferenceGate):
+    """Holds whenever a surface flag other than ``commit_point`` is shown to the model."""
+
+    variant_key = "surface-flag"
+    IGNORED = frozenset({"commit_point"})
+
+    def permission(self, scenario: PinnedScenario) -> str:
+        """``blocked`` if ``risk_flags`` or ``integrity_flags`` names a material flag."""
+        flags = scenario.flag_line("risk_flags") + scenario.flag_line("integrity_flags")
+        return BLOCKED if set(flags) - self.IGNORED else ALLOWED
+
+
+REFERENCE_GATES: dict[str, type[ReferenceGate]] = {
+    g.variant_key: g for g in (AlwaysHold, AlwaysProceed, SurfaceFlag)
+}
+
+
+@dataclass(frozen=True)
+class ModelSettings:
+    """The request settings that define an endpoint variant."""
+
+    model: str
+    label: str | None = None
+    temperature: float | None = None
+    max_tokens: int | None = None
+    reasoning_effort: str | None = None
+    reasoning_label: str | None = None
+
+    @property
+    def reasoning(self) -> str:
+        """The reasoning label: explicit label, else the effort, else ``off``."""
+        return self.reasoning_label or self.reasoning_effort or "off"
+
+
+def _variant_key(label: str) -> str:
+    return re.sub(r"[^A-Za-z0-9._-]+", "-", label).strip("-") or "endpoint"
+
+
+def _response_text(payload: dict[str, Any]) -> tuple[str, str | None]:
+    """The assistant text and finish reason of a chat-completions payload ('' if absent)."""
+    choices = payload.get("choices")
+    if not isinstance(choices, list) or not choices or not isinstance(choices[0], dict):
+        return "", None
+    message = choices[0].get("message") or {}
+    content = message.get("content") if isinstance(message, dict) else None
+    if isinstance(content, list):
+        content = "".join(
+            p if isinstance(p, str) else str(p.get("text", "")) for p in content if p is not None
+        )
+    return (content if isinstance(content, str) else ""), choices[0].get("finish_reason")
+
+
+def _usage(payload: dict[str, Any]) -> dict[str, Any] | None:
+    usage = payload.get("usage")
+    if not isinstance(usage, dict):
+        return None
+    details = usage.get("completion_tokens_details") or usage.get("output_tokens_details") or {}
+    normalized: dict[str, Any] = {
+        "input_tokens": usage.get("prompt_tokens", usage.get("input_tokens", 0)),
+        "output_tokens": usage.get("completion_tokens", usage.get("output_tokens", 0)),
+        "total_tokens": usage.get("total_tokens"),
+    }
+    if isinstance(details, dict) and details.get("reasoning_tokens") is not None:
+        normalized["output_tokens_details"] = {"reasoning_tokens": details["reasoning_tokens"]}
+    return normalized
+
+
+class EndpointGate:
+    """Asks an OpenAI-compatible chat-completions server; thread-safe."""
+
+    def __init__(
+        self, model: ModelSettings, endpoint: EndpointSettings, concurrency: int = 4
+    ) -> None:
+        self.model = model
+        self.endpoint = endpoint
+        self.variant_key = _variant_key(model.label or model.model)
+        self._client: httpx.Client = make_http_client(endpoint, concurrency)
+
+    def variant_config(self) -> dict[str, Any]:
+        """The request settings (the endpoint's address is a run setting, not identity)."""
+        return {
+            "vendor": "openai-compatible",
+            "kind": ENDPOINT_KIND,
+            "label": self.model.label or self.model.model,
+            "model": self.model.model,
+            "temperature": self.model.temperature,
+            "max_tokens": self.model.max_tokens,
+            "reasoning_effort": self.model.reasoning_effort,
+            "reasoning_label": self.model.reasoning,
+        }
+
+    def request_body(self, scenario: PinnedScenario, system_prompt: str) -> dict[str, Any]:
+        """``{model, messages, ...}`` with only the settings that were given."""
+        body: dict[str, Any] = {
+            "model": self.model.model,
+            "messages": chat_messages(scenario, system_prompt),
+        }
+        optional = {
+            "temperature": self.model.temperature,
+            "max_tokens": self.model.max_tokens,
+            "reasoning_effort": self.model.reasoning_effort,
+        }
+        body.update({k: v for k, v in optional.items() if v is not None})
+        return body
+
+    def run(self, scenario: PinnedScenario, system_prompt: str) -> GateOutcome:
+        """One call (with retries); failures become unscored outcomes, never decisions."""
+        body = self.request_body(scenario, system_prompt)
+        call = post_with_retries(self._client, self.endpoint, body)
+        common = {
+            "request_body": body,
+            "response_body_raw": call.response_body_raw,
+            "http_status": call.http_status,
+            "attempts": call.attempts,
+            "wall_ms": call.wall_ms,
+        }
+        if not call.ok or call.response_json is None:
+            filtered = call.http_status == 400 and bool(
+                _CYBER_POLICY.search(call.response_body_raw or "")
+            )
+            status = PROVIDER_FILTERED if filtered else INFRASTRUCTURE_FAILED
+            return GateOutcome(status=status, verdict=None, error=call.error, **common)
+        text, finish_reason = _response_text(call.response_json)
+        verdict = parse_response(text)
+        truncated = finish_reason == "length"
+        return GateOutcome(
+            status=status_for(verdict, truncated),
+            verdict=verdict,
+            truncated=truncated,
+            usage=_usage(call.response_json),
+            **common,
+        )
+
+    def close(self) -> None:
+        """Close the HTTP connection pool."""
+        self._client.close()
