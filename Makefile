@@ -49,3 +49,26 @@ lab: $(ENV_STAMP) $(DATA_STAMP)
 
 clean:
 	rm -rf paper/* data/processed
+
+# --- Gate runner ----------------------------------------------------------------------
+# `make run GATE=surface-flag OUT=runs/surface-flag` runs a gate into a run root (resumable);
+# extra steerbench-run options go in RUN_ARGS, e.g.
+# RUN_ARGS="--base-url http://127.0.0.1:8000/v1 --model NAME" with GATE=endpoint.
+# `make reference-runs` regenerates data/runs/reference-gates/trials.csv.
+GATE ?= always-hold
+OUT ?= runs/$(GATE)
+RUN_ARGS ?=
+REFERENCE_ROOT := $(shell mktemp -u /tmp/steerbench-reference-XXXXXX)
+
+.PHONY: run reference-runs
+
+run: $(ENV_STAMP) $(DATA_STAMP)
+	$(VENV)/bin/steerbench-run --gate $(GATE) --out $(OUT) $(RUN_ARGS)
+
+reference-runs: $(ENV_STAMP) $(DATA_STAMP)
+	for gate in always-hold always-proceed surface-flag; do \
+		$(VENV)/bin/steerbench-run --gate $$gate --out $(REFERENCE_ROOT) \
+			--run-id reference-gates --trials 5 --no-progress || exit 1; \
+	done
+	$(VENV)/bin/steerbench-run export-tidy $(REFERENCE_ROOT) data/runs/reference-gates/trials.csv
+	rm -rf $(REFERENCE_ROOT)
