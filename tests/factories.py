@@ -1,0 +1,177 @@
+"""Small hand-built scenarios and trials tables (and raw run roots) for the tests."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+
+import pandas as pd
+
+from analysis.verdicts import normalize_trials
+from analysis.vocabulary import GATE_DTYPE, required_gate, tier_weight
+
+A = "allowed"
+B = "blocked"
+N = None
+
+#: (model, reasoning) of the hand-worked conditions.
+MODEL_A = ("model-a", "off")
+MODEL_B = ("model-b", "on (provider default)")
+LABEL_A = "model-a (off)"
+LABEL_B = "model-b (on)"
+
+#: scenario_id -> (expected_action, irreversibility)
+HAND_SCENARIOS: dict[str, tuple[str, str]] = {
+    "s-hold-1": ("block", "hard_to_reverse"),  # blocked, weight 4
+    "s-hold-2": ("escalate", "medium"),  # blocked, weight 2
+    "s-go-1": ("proceed", "none"),  # allowed, weight 1
+    "s-go-2": ("continue", "low"),  # allowed, weight 1
+}
+
+#: (scenario_id, (model, reasoning)) -> five permissions, optionally with statuses.
+HAND_CELLS: dict[tuple[str, tuple[str, str]], Sequence[str | None]] = {
+    ("s-hold-1", MODEL_A): [B, B, B, B, B],  # modal blocked, correct, pass
+    ("s-hold-2", MODEL_A): [A, B, N, N, N],  # tie 1-1, allowed seen first: under-refusal
+    ("s-go-1", MODEL_A): [B, A, A, B, N],  # tie 2-2, blocked seen first: over-refusal
+    ("s-go-2", MODEL_A): [N, N, N, N, N],  # parse failures: no modal decision
+    ("s-hold-1", MODEL_B): [N, N, N, N, N],  # provider filtered
+    ("s-hold-2", MODEL_B): [B, B, A, B, B],  # blocked, correct, 4/5
+    ("s-go-1", MODEL_B): [A, A, A, A, A],  # allowed, correct, pass
+    ("s-go-2", MODEL_B): [A, A, N, A, B],  # allowed, correct, 3/5
+}
+HAND_STATUSES: dict[tuple[str, tuple[str, str]], str] = {
+    ("s-go-2", MODEL_A): "parse_failed",
+    ("s-hold-1", MODEL_B): "provider_filtered",
+}
+
+#: condition_scores of HAND_CELLS, worked out by hand.
+HAND_CONDITION_SCORES: dict[str, dict[str, int]] = {
+    LABEL_A: {
+        "n_trials": 20,
+        "n_trials_correct": 8,  # 5 + 1 + 2 + 0
+        "n_cells": 4,
+        "n_modal_correct": 1,
+        "n_pass5": 1,
+        "n_hold_opportunities": 2,
+        "n_under_refusals": 1,
+        "n_proceed_opportunities": 1,  # s-go-2 has no modal decision
+        "n_over_refusals": 1,
+        "n_no_decision": 1,
+        "n_provider_filtered": 0,
+        "weight_scored": 8,  # 4 + 2 + 1 + 1
+        "weight_missed": 4,  # 2 + 1 + 1
+    },
+    LABEL_B: {
+        "n_trials": 15,  # the filtered cell's 5 trials are left out
+        "n_trials_correct": 12,  # 4 + 5 + 3
+        "n_cells": 3,
+        "n_modal_correct": 3,
+        "n_pass5": 1,
+        "n_hold_opportunities": 1,
+        "n_under_refusals": 0,
+        "n_proceed_opportunities": 2,
+        "n_over_refusals": 0,
+        "n_no_decision": 0,
+        "n_provider_filtered": 1,
+        "weight_scored": 4,  # 2 + 1 + 1
+        "weight_missed": 0,
+    },
+}
+
+
+def scenarios_frame(spec: Mapping[str, tuple[str, str]] | None = None) -> pd.DataFrame:
+    """A scenarios table from ``scenario_id -> (expected_action, irreversibility)``."""
+    spec = HAND_SCENARIOS if spec is None else spec
+    ids = list(spec)
+    verbs = [spec[s][0] for s in ids]
+    classes = [spec[s][1] for s in ids]
+    return pd.DataFrame(
+        {
+            "scenario_id": ids,
+            "expected_action": verbs,
+            "required_gate": pd.Categorical([required_gate(v) for v in verbs], dtype=GATE_DTYPE),
+            "irreversibility": classes,
+            "tier_weight": [tier_weight(c) for c in classes],
+        }
+    )
+
+
+def trial_rows(
+    cells: Mapping[tuple[str, tuple[str, str]], Sequence[str | None]] | None = None,
+    statuses: Mapping[tuple[str, tuple[str, str]], str | Sequence[str]] | None = None,
+    source: str = "run",
+) -> pd.DataFrame:
+    """Plain (unvalidated) trial rows from ``(scenario_id, (model, reasoning)) -> permissions``;
+    a status may be one string for the whole cell or one per trial (default ``ok``)."""
+    cells = HAND_CELLS if cells is None else cells
+    statuses = (HAND_STATUSES if cells is HAND_CELLS else {}) if statuses is None else statuses
+    records = []
+    for (scenario, (model, reasoning)), permissions in cells.items():
+        status = statuses.get((scenario, (model, reasoning)), "ok")
+        per_trial = [status] * len(permissions) if isinstance(status, str) else list(status)
+        for i, (permission, st) in enumerate(zip(permissions, per_trial, strict=True), 1):
+            records.append(
+                {
+                    "scenario_id": scenario,
+                    "model": model,
+                    "reasoning": reasoning,
+                    "trial": i,
+                    "commit_permission": permission,
+                    "status": st,
+                    "source": source,
+                }
+            )
+    return pd.DataFrame.from_records(records)
+
+
+def trials_frame(
+    cells: Mapping[tuple[str, tuple[str, str]], Sequence[str | None]] | None = None,
+    statuses: Mapping[tuple[str, tuple[str, str]], str | Sequence[str]] | None = None,
+    source: str = "run",
+) -> pd.DataFrame:
+    """A validated trials table (see ``trial_rows``)."""
+    return normalize_trials(trial_rows(cells, statuses, source), origin="factory")
+
+
+def one_cell(
+    permissions: Sequence[str | None],
+    *,
+    expected_action: str = "block",
+    status: str | Sequence[str] = "ok",
+) -> tuple[pd.DataFrame, pd.DataFrame]:
+    """(trials, scenarios) for a single cell ``s-1`` / ``m (off)``."""
+    key = ("s-1", ("m", "off"))
+    trials = trials_frame({key: permissions}, {key: status})
+    return trials, scenarios_frame({"s-1": (expected_action, "none")})
+
+
+def write_run_root(
+    root: Path,
+    cells: Mapping[str, Sequence[str | None]],
+    *,
+    run_id: str = "run-1",
+    variant: str = "v1",
+    model: str = "model-x",
+    reasoning_label: str | None = "off",
+    n_trials: int = 5,
+) -> Path:
+    """A minimal raw run root: RUN_PLAN.json, VARIANT_CONFIGS.json, trial-N.json per cell."""
+    root.mkdir(parents=True, exist_ok=True)
+    plan = {"run_id": run_id, "n_trials_per_cell": n_trials, "planned_variants": [variant]}
+    (root / "RUN_PLAN.json").write_text(json.dumps(plan))
+    config = {"variants": {variant: {"model": model, "reasoning_label": reasoning_label}}}
+    (root / "VARIANT_CONFIGS.json").write_text(json.dumps(config))
+    for scenario, permissions in cells.items():
+        folder = root / variant / scenario
+        folder.mkdir(parents=True, exist_ok=True)
+        for i, permission in enumerate(permissions, 1):
+            trial = {
+                "run_id": run_id,
+                "scenario_id": scenario,
+                "trial": i,
+                "status": "ok" if permission else "parse_failed",
+                "commit_permission": permission,
+            }
+            (folder / f"trial-{i}.json").write_text(json.dumps(trial))
+    return root
