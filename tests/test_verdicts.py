@@ -1,0 +1,340 @@
+"""Loaders for every per-trial layout, the release-format writer, and their validation."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pandas as pd
+import pytest
+from factories import (
+    LABEL_B,
+    A,
+    B,
+    N,
+    scenarios_frame,
+    trial_rows,
+    trials_frame,
+    write_run_root,
+)
+
+from analysis import paths
+from analysis.scoring import score_cells
+from analysis.verdicts import (
+    TRIAL_COLUMNS,
+    VerdictError,
+    discover_runs,
+    load_run_root,
+    load_scenarios_detail,
+    load_scenarios_detail_cells,
+    load_tidy,
+    load_trials,
+    normalize_trials,
+    split_condition_label,
+    write_scenarios_detail,
+)
+from analysis.vocabulary import GATE_DTYPE
+
+DETAIL_CELL_COLUMNS = [
+    "scenario_id",
+    "condition",
+    "model",
+    "reasoning",
+    "n_trials",
+    "n_correct",
+    "n_allowed",
+    "n_blocked",
+    "modal_decision",
+    "modal_count",
+    "modal_correct",
+    "pass_all",
+    "unanimous",
+    "provider_filtered",
+    "modal_scored",
+    "directionally_scored",
+]
+
+
+def _plain(frame: pd.DataFrame) -> pd.DataFrame:
+    """Categories as plain values, for comparing tables built from different inputs."""
+    out = frame.copy()
+    for column in out.columns:
+        if isinstance(out[column].dtype, pd.CategoricalDtype) and out[column].dtype != GATE_DTYPE:
+            out[column] = out[column].astype(str)
+    return out.reset_index(drop=True)
+
+
+def test_trials_table_columns_and_dtypes() -> None:
+    trials = trials_frame()
+    assert tuple(trials.columns) == TRIAL_COLUMNS
+    assert trials["commit_permission"].dtype == GATE_DTYPE
+    assert trials["trial"].dtype == "int64"
+    for column in ("scenario_id", "condition", "model", "reasoning", "status", "source"):
+        assert isinstance(trials[column].dtype, pd.CategoricalDtype), column
+    assert set(trials["condition"]) == {"model-a (off)", "model-b (on)"}
+
+
+def test_split_condition_label() -> None:
+    assert split_condition_label("kimi-k2.6 (on)") == ("kimi-k2.6", "on")
+    assert split_condition_label("x (y) (minimal)") == ("x (y)", "minimal")
+    with pytest.raises(ValueError, match="not of the form"):
+        split_condition_label("no-reasoning")
+
+
+# --- the release verdict file ---------------------------------------------------------------
+
+
+def test_scenarios_detail_round_trip(tmp_path: Path) -> None:
+    trials, scenarios = trials_frame(), scenarios_frame()
+    path = write_scenarios_detail(trials, scenarios, tmp_path / "scenarios-detail.json")
+    doc = json.loads(path.read_text())
+    assert doc["scenario_count"] == 4
+    assert doc["models"] == ["model-a (off)", "model-b (on)"]
+    verdict = doc["scenarios"][0]["model_verdicts"][0]
+    assert {"split", "unanimous", "trials", "modal_scored", "directionally_scored"} <= set(verdict)
+
+    loaded = load_scenarios_detail(path, source="run")
+    # Reasoning is written as the label's setting ("on (provider default)" -> "on").
+    expected = trials.assign(
+        reasoning=trials["reasoning"]
+        .astype(str)
+        .str.replace("on (provider default)", "on", regex=False)
+    )
+    pd.testing.assert_frame_equal(_plain(loaded), _plain(expected))
+
+    rescored = score_cells(loaded, scenarios)
+    stated = load_scenarios_detail_cells(path)
+    pd.testing.assert_frame_equal(
+        _plain(rescored[DETAIL_CELL_COLUMNS].sort_values(["scenario_id", "condition"])),
+        _plain(stated[DETAIL_CELL_COLUMNS]),
+    )
+    original = score_cells(trials, scenarios).drop(columns=["reasoning"])
+    pd.testing.assert_frame_equal(_plain(rescored.drop(columns=["reasoning"])), _plain(original))
+
+
+def test_scenarios_detail_published_source(tmp_path: Path) -> None:
+    path = write_scenarios_detail(trials_frame(), scenarios_frame(), tmp_path / "d.json")
+    assert set(load_scenarios_detail(path)["source"]) == {"published"}
+    assert set(load_trials([path])["source"]) == {"published"}
+
+
+def test_scenarios_detail_missing_trial_names_the_cell(tmp_path: Path) -> None:
+    path = write_scenarios_detail(trials_frame(), scenarios_frame(), tmp_path / "d.json")
+    doc = json.loads(path.read_text())
+    verdicts = doc["scenarios"][1]["model_verdicts"]
+    verdicts[0]["trials"] = [t for t in verdicts[0]["trials"] if t["trial"] not in (2, 4)]
+    path.write_text(json.dumps(doc))
+    with pytest.raises(VerdictError, match=r"d\.json.*s-hold-2 / model-a \(off\).*\[2, 4\]"):
+        load_scenarios_detail(path)
+
+
+def test_scenarios_detail_unknown_scenario(tmp_path: Path) -> None:
+    path = write_scenarios_detail(trials_frame(), scenarios_frame(), tmp_path / "d.json")
+    known = scenarios_frame().iloc[:3]
+    with pytest.raises(VerdictError, match=r"not in the scenarios table.*s-go-2"):
+        load_scenarios_detail(path, scenarios=known)
+
+
+def test_malformed_json_names_the_file_and_position(tmp_path: Path) -> None:
+    path = tmp_path / "scenarios-detail.json"
+    path.write_text('{"scenarios": [\n  {"id": "s-1",, }\n]}')
+    with pytest.raises(VerdictError, match=r"scenarios-detail\.json: malformed JSON at line 2"):
+        load_scenarios_detail(path)
+
+
+def test_malformed_jsonl_names_the_file_and_line(tmp_path: Path) -> None:
+    path = tmp_path / "t.jsonl"
+    path.write_text('{"scenario_id": "s-1"}\n{oops\n')
+    with pytest.raises(VerdictError, match=r"t\.jsonl: malformed JSON on line 2"):
+        load_tidy(path)
+
+
+# --- validation -----------------------------------------------------------------------------
+
+
+def test_duplicate_trials_are_named() -> None:
+    rows = trial_rows()
+    rows = pd.concat([rows, rows.iloc[[6]]], ignore_index=True)
+    with pytest.raises(VerdictError, match=r"src\.csv: 1 duplicate.*s-hold-2 / model-a \(off\).*2"):
+        normalize_trials(rows, origin="src.csv")
+
+
+def test_missing_trials_name_the_cell_and_numbers() -> None:
+    rows = trial_rows()
+    rows = rows[~((rows["scenario_id"] == "s-go-1") & rows["trial"].isin([1, 3]))]
+    with pytest.raises(
+        VerdictError, match=r"s-go-1 / model-a \(off\) \[run\] \(of 5\) missing \[1, 3\]"
+    ):
+        normalize_trials(rows, origin="x")
+
+
+def test_missing_trials_against_the_layout_count() -> None:
+    rows = trial_rows()
+    rows = rows[rows["trial"] <= 4]
+    with pytest.raises(VerdictError, match=r"missing \[5\]"):
+        normalize_trials(rows, origin="x", n_trials=5)
+
+
+def test_mixed_trial_counts() -> None:
+    rows = trial_rows()
+    rows = rows[~((rows["scenario_id"] == "s-go-1") & (rows["trial"] > 3))]
+    with pytest.raises(VerdictError, match=r"mixed trial counts.*with 3.*s-go-1"):
+        normalize_trials(rows, origin="x")
+
+
+def test_unknown_permission_label_names_value_and_file() -> None:
+    rows = trial_rows()
+    rows.loc[3, "commit_permission"] = "maybe"
+    with pytest.raises(VerdictError, match=r"runs\.parquet: unknown commit_permission.*'maybe'"):
+        normalize_trials(rows, origin="runs.parquet")
+
+
+def test_bad_trial_number_and_missing_columns() -> None:
+    rows = trial_rows()
+    rows.loc[0, "trial"] = 0
+    with pytest.raises(VerdictError, match="integers >= 1"):
+        normalize_trials(rows, origin="x")
+    with pytest.raises(VerdictError, match=r"missing column\(s\) \['trial'\]"):
+        normalize_trials(trial_rows().drop(columns="trial"), origin="x")
+
+
+def test_unknown_source() -> None:
+    with pytest.raises(VerdictError, match="unknown source"):
+        normalize_trials(trial_rows(source="mine"), origin="x")
+
+
+# --- tidy tables ----------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("suffix", [".parquet", ".csv", ".jsonl"])
+def test_tidy_round_trip(tmp_path: Path, suffix: str) -> None:
+    rows = trial_rows(source="reference-gate")
+    path = tmp_path / f"trials{suffix}"
+    if suffix == ".parquet":
+        rows.to_parquet(path)
+    elif suffix == ".csv":
+        rows.to_csv(path, index=False)
+    else:
+        rows.to_json(path, orient="records", lines=True)
+    loaded = load_tidy(path)
+    pd.testing.assert_frame_equal(_plain(loaded), _plain(trials_frame(source="reference-gate")))
+    assert set(load_tidy(path, source="run")["source"]) == {"run"}
+
+
+def test_tidy_without_status_or_source(tmp_path: Path) -> None:
+    path = tmp_path / "t.csv"
+    trial_rows().drop(columns=["status", "source"]).to_csv(path, index=False)
+    loaded = load_tidy(path)
+    assert set(loaded["status"]) == {"ok"} and set(loaded["source"]) == {"run"}
+    assert loaded["commit_permission"].isna().sum() == 15
+
+
+# --- raw run roots --------------------------------------------------------------------------
+
+
+def test_release_sample_run_root() -> None:
+    root = paths.SAMPLE_RUN_DIR
+    if not (root / "RUN_PLAN.json").is_file():
+        root = paths.release_dir() / "sample-artifacts"
+    if not (root / "RUN_PLAN.json").is_file():
+        pytest.skip("the release's sample run root is neither imported nor in RELEASE_DIR")
+    trials = load_run_root(root)
+    assert len(trials) == 5
+    assert list(trials["trial"]) == [1, 2, 3, 4, 5]
+    assert set(trials["condition"]) == {"gpt-5.4-mini (off)"}
+    assert set(trials["scenario_id"]) == {"patient-records-employer-disclosure-002"}
+    assert set(trials["source"]) == {"run"}
+
+
+def test_run_root_shards_merge(tmp_path: Path) -> None:
+    one = write_run_root(tmp_path / "shard-1", {"s-1": [A, A, B, N, A]}, model="m")
+    two = write_run_root(tmp_path / "shard-2", {"s-2": [B] * 5}, model="m")
+    trials = load_run_root([one, two])
+    assert sorted(set(trials["scenario_id"])) == ["s-1", "s-2"]
+    assert set(trials["condition"]) == {"m (off)"}
+    assert list(trials["status"][:5]) == ["ok", "ok", "ok", "parse_failed", "ok"]
+
+
+def test_run_root_shards_of_different_runs(tmp_path: Path) -> None:
+    one = write_run_root(tmp_path / "a", {"s-1": [A] * 5}, run_id="r1")
+    two = write_run_root(tmp_path / "b", {"s-2": [A] * 5}, run_id="r2")
+    with pytest.raises(VerdictError, match="shards of different runs"):
+        load_run_root([one, two])
+
+
+def test_run_root_overlapping_shards(tmp_path: Path) -> None:
+    one = write_run_root(tmp_path / "a", {"s-1": [A] * 5})
+    two = write_run_root(tmp_path / "b", {"s-1": [A] * 5})
+    with pytest.raises(VerdictError, match=r"'s-1'.*two shards"):
+        load_run_root([one, two])
+
+
+def test_run_root_missing_trial_file(tmp_path: Path) -> None:
+    root = write_run_root(tmp_path / "r", {"s-1": [A] * 5, "s-2": [B] * 5})
+    (root / "v1" / "s-2" / "trial-3.json").unlink()
+    with pytest.raises(VerdictError, match=r"s-2 / model-x \(off\).*missing \[3\]"):
+        load_run_root(root)
+
+
+def test_run_root_malformed_trial_names_the_file(tmp_path: Path) -> None:
+    root = write_run_root(tmp_path / "r", {"s-1": [A] * 5})
+    (root / "v1" / "s-1" / "trial-2.json").write_text("{not json")
+    with pytest.raises(VerdictError, match=r"trial-2\.json: malformed JSON at line 1"):
+        load_run_root(root)
+
+
+# --- discovery ------------------------------------------------------------------------------
+
+
+def test_discover_and_load_everything(tmp_path: Path) -> None:
+    runs = tmp_path / "runs"
+    results = runs / paths.RESULTS_DIR.name
+    write_scenarios_detail(trials_frame(), scenarios_frame(), results / "scenarios-detail.json")
+    (results / "ignored.csv").write_text("not,a,trials,table\n")
+    write_run_root(runs / "mine" / "shard-1", {"s-go-1": [A] * 5}, run_id="r")
+    write_run_root(runs / "mine" / "shard-2", {"s-go-2": [A] * 5}, run_id="r")
+    reference = runs / paths.REFERENCE_RUNS_DIR.name
+    write_run_root(reference / "raw", {"s-go-1": [B] * 5}, model="always-hold")
+    gate = trials_frame({("s-go-1", ("always-hold", "off")): [B] * 5}, source="reference-gate")
+    gate.to_csv(reference / "trials.csv", index=False)
+    extra = trials_frame({("s-hold-1", ("z", "high")): [B] * 5})
+    extra.to_parquet(runs / "extra.parquet")
+
+    entries = discover_runs(runs)
+    kinds = [(e["kind"], len(e["paths"]), e["source"]) for e in entries]
+    assert kinds == [
+        ("detail", 1, "published"),
+        ("run_root", 2, "run"),
+        ("tidy", 1, None),
+        ("tidy", 1, None),
+    ]
+    combined = pd.concat(
+        [
+            load_scenarios_detail(entries[0]["paths"][0]),
+            load_run_root(entries[1]["paths"]),
+            load_tidy(entries[2]["paths"][0]),
+            load_tidy(entries[3]["paths"][0]),
+        ]
+    )
+    assert len(combined) == 40 + 10 + 5 + 5
+    assert sorted(combined.groupby("source", observed=True).size().items()) == [
+        ("published", 40),
+        ("reference-gate", 5),
+        ("run", 15),
+    ]
+    everything = load_trials([entries[0]["paths"][0], runs / "extra.parquet"])
+    assert len(everything) == 45
+    assert set(everything["condition"]) >= {"z (high)", LABEL_B}
+
+
+def test_load_trials_duplicates_across_files(tmp_path: Path) -> None:
+    rows = trial_rows()
+    rows.to_csv(tmp_path / "a.csv", index=False)
+    rows.to_csv(tmp_path / "b.csv", index=False)
+    with pytest.raises(VerdictError, match="duplicate"):
+        load_trials([tmp_path / "a.csv", tmp_path / "b.csv"])
+
+
+def test_empty_run_dir(tmp_path: Path) -> None:
+    assert discover_runs(tmp_path / "nothing") == []
+    assert N is None and B == "blocked"
