@@ -228,7 +228,7 @@ def normalize_trials(
     ``VerdictError`` naming ``origin`` for unknown permission labels, duplicate rows, cells
     with missing trials, mixed trial counts and scenario ids not in ``scenarios``.
     """
-    df = frame.copy()
+    df = frame.reset_index(drop=True)
     if "condition" in df.columns and not {"model", "reasoning"} <= set(df.columns):
         split = [split_condition_label(c) for c in df["condition"].astype(str)]
         df["model"] = [m for m, _ in split]
