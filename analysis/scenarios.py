@@ -1,0 +1,219 @@
+"""The scenario table: one row per scenario of the corpus, with every label the paper slices by.
+
+Sources, all imported into ``data/`` by ``make data``: the scenario JSON files (labels, tier,
+taxonomy, tags, mirror metadata), ``_SCENARIO_PATTERNS.json`` (curated construction
+patterns), ``MANIFEST.md`` (the only normalised domain and action effect for all rows),
+``parity-vectors.json`` (the model-facing flags) and ``human-validation/gold-labels.json``
+(three-rater majority labels).
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pandas as pd
+
+from analysis import paths
+from analysis.vocabulary import (
+    DIRECTION_DTYPE,
+    GATE_DTYPE,
+    IRREVERSIBILITY_DTYPE,
+    PATTERN_DTYPE,
+    required_gate,
+    tier_weight,
+)
+
+#: The flag whose keyword-derived presence marks the paper's "derived-flag" rows.
+DERIVED_FLAG = "success_criterion_change"
+
+#: Calibration rows carry no taxonomy; the release calls their direction "baseline".
+CALIBRATION = "calibration"
+
+MANIFEST_COLUMNS = (
+    "scenario_id",
+    "expected_action",
+    "direction",
+    "functional_category",
+    "domain",
+    "action_effect",
+    "irreversibility",
+    "provenance",
+    "boundary_pattern",
+    "source",
+    "title",
+)
+
+
+class ScenarioError(ValueError):
+    """The scenario corpus is inconsistent with itself or with its manifest."""
+
+
+def infer_pattern(provenance: str | None, tags: list[str]) -> str:
+    """Construction pattern of a row with no curated entry, from its source metadata.
+
+    The release's rule, first match wins: mirror provenance or a mirror tag ->
+    incident_mirror; tag ``adversarial`` -> adversarial_control; tag ``false_positive_flag``
+    -> detector_conflict; tag ``safe_control`` -> clean_control; provenance real-world-cited
+    or "literature + analogous incident" -> public_harm_anchor; no provenance ->
+    calibration_control.
+    """
+    if provenance == "incident-mirror" or any("mirror" in tag for tag in tags):
+        return "incident_mirror"
+    if "adversarial" in tags:
+        return "adversarial_control"
+    if "false_positive_flag" in tags:
+        return "detector_conflict"
+    if "safe_control" in tags:
+        return "clean_control"
+    if provenance in ("real-world-cited", "literature + analogous incident"):
+        return "public_harm_anchor"
+    if provenance is None:
+        return "calibration_control"
+    raise ScenarioError(f"no construction pattern can be inferred for provenance {provenance!r}")
+
+
+def read_manifest(path: Path) -> pd.DataFrame:
+    """The 'All scenarios' table of ``MANIFEST.md`` as a DataFrame of strings."""
+    lines = path.read_text(encoding="utf-8").splitlines()
+    try:
+        start = lines.index("## All scenarios")
+    except ValueError:
+        raise ScenarioError(f"{path}: no '## All scenarios' section") from None
+    rows = []
+    for line in lines[start:]:
+        if not line.startswith("| ") or line.startswith(("| ID ", "|---")):
+            continue
+        cells = [cell.strip() for cell in line.strip().strip("|").split(" | ")]
+        if len(cells) < len(MANIFEST_COLUMNS):
+            raise ScenarioError(f"{path}: short table row {line[:80]!r}")
+        head = cells[: len(MANIFEST_COLUMNS) - 1]
+        rows.append([*head, " | ".join(cells[len(MANIFEST_COLUMNS) - 1 :])])
+    return pd.DataFrame(rows, columns=list(MANIFEST_COLUMNS))
+
+
+def _flags_line(user_input: str, name: str) -> list[str]:
+    for line in user_input.splitlines():
+        if line.startswith(f"{name}:"):
+            value = line.split(":", 1)[1].strip()
+            return [] if value == "none" else [flag.strip() for flag in value.split(",")]
+    return []
+
+
+def read_model_flags(path: Path) -> pd.DataFrame:
+    """Per scenario, the ``risk_flags`` and ``integrity_flags`` the models were shown."""
+    vectors = json.loads(path.read_text(encoding="utf-8"))
+    return pd.DataFrame(
+        {
+            "scenario_id": vector["id"],
+            "risk_flags": tuple(_flags_line(vector["user_input"], "risk_flags")),
+            "integrity_flags": tuple(_flags_line(vector["user_input"], "integrity_flags")),
+        }
+        for vector in vectors["scenarios"]
+    )
+
+
+def _scenario_row(record: dict, curated: dict) -> dict:
+    taxonomy = record.get("taxonomy") or {}
+    tags = list(record.get("tags") or [])
+    provenance = taxonomy.get("source_provenance")
+    entry = curated.get(record["id"])
+    mirror = (record.get("metadata") or {}).get("underrefusal_incident_mirror") or {}
+    return {
+        "scenario_id": record["id"],
+        "title": record["title"],
+        "expected_action": record["expected_behavior"]["correct_action"],
+        "required_gate": required_gate(record["expected_behavior"]["correct_action"]),
+        "direction": taxonomy.get("direction", CALIBRATION),
+        "boundary_pattern": entry["boundary_pattern"] if entry else infer_pattern(provenance, tags),
+        "pattern_curated": entry is not None,
+        "secondary_patterns": tuple(entry.get("secondary_patterns", ())) if entry else (),
+        "functional_category": taxonomy.get("functional_category", "not_applicable"),
+        "raw_domain": record["domain"],
+        "irreversibility": record["irreversibility_class"],
+        "tier_weight": tier_weight(record["irreversibility_class"]),
+        "provenance": provenance or "not_applicable_calibration",
+        "tier": record.get("tier"),
+        "is_mirror": bool(mirror) or provenance == "incident-mirror",
+        "mirror_incident": mirror.get("incident_name"),
+        "tags": tuple(tags),
+    }
+
+
+def load_scenarios(
+    scenario_dir: Path = paths.SCENARIOS_DIR,
+    results_dir: Path = paths.RESULTS_DIR,
+) -> pd.DataFrame:
+    """The scenario table, one row per scenario, checked against ``MANIFEST.md``.
+
+    Columns: scenario_id, title, expected_action, required_gate, direction,
+    boundary_pattern, pattern_curated, secondary_patterns, functional_category, domain
+    (normalised), raw_domain, action_effect, irreversibility, tier_weight, provenance, tier,
+    is_mirror, mirror_incident, tags, risk_flags, integrity_flags, derived_flag, human_gate.
+    """
+    curated = json.loads((scenario_dir / "_SCENARIO_PATTERNS.json").read_text("utf-8"))
+    records = []
+    for file in sorted(scenario_dir.glob("*.json")):
+        if file.name.startswith("_") or file.name == "parity-vectors.json":
+            continue
+        try:
+            records.append(json.loads(file.read_text(encoding="utf-8")))
+        except json.JSONDecodeError as error:
+            raise ScenarioError(f"{file}: malformed JSON ({error})") from None
+    table = pd.DataFrame(_scenario_row(r, curated["scenarios"]) for r in records)
+
+    manifest = read_manifest(scenario_dir / "MANIFEST.md")
+    _check_against_manifest(table, manifest, scenario_dir / "MANIFEST.md")
+    table = table.merge(manifest[["scenario_id", "domain", "action_effect"]], on="scenario_id")
+
+    flags = read_model_flags(scenario_dir / "parity-vectors.json")
+    table = table.merge(flags, on="scenario_id", how="left", validate="one_to_one")
+    table["derived_flag"] = [
+        DERIVED_FLAG in risk or DERIVED_FLAG in integrity
+        for risk, integrity in zip(table["risk_flags"], table["integrity_flags"], strict=True)
+    ]
+
+    gold = json.loads((results_dir / "human-validation" / "gold-labels.json").read_text("utf-8"))
+    table["human_gate"] = table["scenario_id"].map(
+        {sid: label.get("gate_state") for sid, label in gold["labels"].items()}
+    )
+    return _typed(table)
+
+
+def _check_against_manifest(table: pd.DataFrame, manifest: pd.DataFrame, where: Path) -> None:
+    """The JSON-derived labels must agree with the release's own inventory, row by row."""
+    merged = table.merge(manifest, on="scenario_id", how="outer", suffixes=("", "_manifest"),
+                         indicator=True)
+    problems = [f"{sid}: only in {'the JSON files' if side == 'left_only' else where.name}"
+                for sid, side in zip(merged["scenario_id"], merged["_merge"], strict=True)
+                if side != "both"]
+    manifest_direction = merged["direction_manifest"].replace({"baseline": CALIBRATION})
+    for column, theirs in [
+        ("expected_action", merged["expected_action_manifest"]),
+        ("direction", manifest_direction),
+        ("functional_category", merged["functional_category_manifest"]),
+        ("irreversibility", merged["irreversibility_manifest"]),
+        ("provenance", merged["provenance_manifest"]),
+        ("boundary_pattern", merged["boundary_pattern_manifest"]),
+    ]:
+        differs = (merged["_merge"] == "both") & (merged[column] != theirs)
+        problems += [f"{sid}: {column} {ours!r} in JSON, {other!r} in {where.name}"
+                     for sid, ours, other in zip(merged.loc[differs, "scenario_id"],
+                                                 merged.loc[differs, column], theirs[differs],
+                                                 strict=True)]
+    if problems:
+        raise ScenarioError("scenario labels disagree with the manifest:\n  " + "\n  ".join(problems))
+
+
+def _typed(table: pd.DataFrame) -> pd.DataFrame:
+    categorical = ["expected_action", "functional_category", "domain", "raw_domain",
+                   "action_effect", "provenance", "tier"]
+    table = table.astype({column: "category" for column in categorical})
+    return table.astype({
+        "required_gate": GATE_DTYPE,
+        "human_gate": GATE_DTYPE,
+        "direction": DIRECTION_DTYPE,
+        "boundary_pattern": PATTERN_DTYPE,
+        "irreversibility": IRREVERSIBILITY_DTYPE,
+        "tier_weight": "int64",
+    }).sort_values("scenario_id", ignore_index=True)

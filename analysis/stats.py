@@ -1,0 +1,28 @@
+"""Intervals and tests on counts (statsmodels)."""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+from statsmodels.stats.proportion import confint_proportions_2indep, proportion_confint
+
+
+def wilson_interval(k: int | np.ndarray, n: int | np.ndarray) -> tuple:
+    """Wilson score 95% interval for k successes out of n, as fractions (lower, upper)."""
+    return proportion_confint(k, n, alpha=0.05, method="wilson")
+
+
+def difference_interval(k1: int, n1: int, k0: int, n0: int) -> tuple[float, float]:
+    """95% interval for p1 - p0 from two independent binomial counts (Newcombe's method).
+
+    The published counts are per condition, not per paired trial, so the two proportions
+    are treated as independent (unpaired), which is conservative for a paired design.
+    """
+    low, high = confint_proportions_2indep(k1, n1, k0, n0, method="newcomb", compare="diff")
+    return float(low), float(high)
+
+
+def with_wilson(frame: pd.DataFrame, k: str, n: str, prefix: str) -> pd.DataFrame:
+    """``frame`` with ``<prefix>_low`` / ``<prefix>_high`` Wilson bounds for columns k / n."""
+    low, high = wilson_interval(frame[k].to_numpy(), frame[n].to_numpy())
+    return frame.assign(**{f"{prefix}_low": low, f"{prefix}_high": high})
