@@ -430,6 +430,13 @@ def write_scenarios_detail(
     from analysis.scoring import score_cells
 
     path = Path(path)
+    clash = trials.duplicated(subset=["scenario_id", "condition", "trial"], keep=False)
+    if clash.any():
+        first = trials.loc[clash].iloc[0]
+        raise VerdictError(
+            f"{path}: the release format has no source; trials of {first['scenario_id']} / "
+            f"{first['condition']} come from more than one source"
+        )
     cells = score_cells(trials, scenarios)
     by_cell = {
         key: group
@@ -492,6 +499,8 @@ def write_scenarios_detail(
 def _jsonable(value: Any) -> Any:
     if isinstance(value, np.generic):
         return value.item()
+    if isinstance(value, (np.ndarray, tuple)):
+        return [_jsonable(v) for v in value]
     if isinstance(value, (list, dict, str, int, float, bool)) or value is None:
         return value
     if pd.isna(value):
