@@ -338,3 +338,17 @@ def test_load_trials_duplicates_across_files(tmp_path: Path) -> None:
 def test_empty_run_dir(tmp_path: Path) -> None:
     assert discover_runs(tmp_path / "nothing") == []
     assert N is None and B == "blocked"
+
+
+def test_unknown_label_in_a_file_names_the_file(tmp_path: Path) -> None:
+    path = write_scenarios_detail(trials_frame(), scenarios_frame(), tmp_path / "d.json")
+    doc = json.loads(path.read_text())
+    doc["scenarios"][0]["model_verdicts"][0]["trials"][2]["commit_permission"] = "ALLOW"
+    path.write_text(json.dumps(doc))
+    with pytest.raises(VerdictError, match=r"d\.json: unknown commit_permission.*'ALLOW'"):
+        load_scenarios_detail(path)
+    rows = trial_rows()
+    rows.loc[0, "commit_permission"] = "hold"
+    rows.to_csv(tmp_path / "t.csv", index=False)
+    with pytest.raises(VerdictError, match=r"t\.csv: unknown commit_permission.*'hold'"):
+        load_tidy(tmp_path / "t.csv")
