@@ -47,6 +47,9 @@ class GateOutcome:
     attempts: int = 1
     usage: dict[str, Any] | None = None
     wall_ms: int = 0
+    response_id: str | None = None
+    response_body_parsed: dict[str, Any] | None = None
+    raw_text: str | None = None
 
 
 class Gate(Protocol):
@@ -115,6 +118,7 @@ class ReferenceGate:
                 "messages": chat_messages(scenario, system_prompt),
             },
             response_body_raw=text,
+            raw_text=text,
             wall_ms=round((time.monotonic() - started) * 1000),
         )
 
@@ -272,6 +276,9 @@ class EndpointGate:
             verdict=verdict,
             truncated=truncated,
             usage=_usage(call.response_json),
+            response_id=call.response_json.get("id"),
+            response_body_parsed=call.response_json,
+            raw_text=text,
             **common,
         )
 

@@ -263,8 +263,11 @@ def trial_record(identity: dict[str, Any], outcome: GateOutcome, required: str) 
         "attempts": outcome.attempts,
         "usage": outcome.usage,
         "wall_ms": outcome.wall_ms,
+        "response_id": outcome.response_id,
         "request_body": outcome.request_body,
         "response_body_raw": outcome.response_body_raw,
+        "response_body_parsed": outcome.response_body_parsed,
+        "raw_text": outcome.raw_text,
     }
 
 

@@ -1,0 +1,80 @@
+"""Pinned inputs: equal to the release's recorded request, and refused when changed."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from analysis import paths
+from analysis.runner.inputs import PinnedInputError, load_pinned_inputs, sha256_text
+
+MANIFEST = paths.RESULTS_DIR / "release-manifest.json"
+SAMPLE = paths.SAMPLE_RUN_DIR
+SAMPLE_TRIAL = SAMPLE / "mini" / "patient-records-employer-disclosure-002" / "trial-1.json"
+
+if not (paths.PARITY_VECTORS.exists() and MANIFEST.exists() and SAMPLE_TRIAL.exists()):
+    pytest.skip("run `make data` first", allow_module_level=True)
+
+
+def test_loads_all_scenarios_with_the_published_split() -> None:
+    inputs = load_pinned_inputs()
+    assert len(inputs.scenarios) == 106
+    gates = [s.required_commit_permission for s in inputs.scenarios]
+    assert (gates.count("blocked"), gates.count("allowed")) == (50, 56)
+    assert [s.id for s in inputs.scenarios] == sorted(s.id for s in inputs.scenarios)
+
+
+def test_pinned_inputs_equal_the_sample_request_byte_for_byte() -> None:
+    inputs = load_pinned_inputs()
+    trial = json.loads(SAMPLE_TRIAL.read_text(encoding="utf-8"))
+    messages = {m["role"]: m["content"] for m in trial["request_body"]["input"]}
+    scenario = inputs.by_id()[trial["scenario_id"]]
+    assert messages["system"].encode() == inputs.system_prompt.encode()
+    assert messages["user"].encode() == scenario.user_input.encode()
+    assert trial["prompt_sha256"] == inputs.prompt_sha256
+    assert trial["scenario_sha256"] == scenario.sha256
+
+
+def test_sample_prompt_file_is_the_system_prompt() -> None:
+    inputs = load_pinned_inputs()
+    assert (SAMPLE / "PROMPT.txt").read_bytes() == inputs.system_prompt.encode("utf-8")
+    assert sha256_text(inputs.system_prompt) == inputs.prompt_sha256
+
+
+def _altered_vectors(tmp_path: Path, change) -> Path:
+    vectors = json.loads(paths.PARITY_VECTORS.read_text(encoding="utf-8"))
+    change(vectors)
+    out = tmp_path / "parity-vectors.json"
+    out.write_text(json.dumps(vectors), encoding="utf-8")
+    return out
+
+
+def test_a_changed_prompt_is_refused(tmp_path: Path) -> None:
+    def change(v: dict) -> None:
+        v["system_prompt"] += " "
+
+    with pytest.raises(PinnedInputError, match="system prompt sha256"):
+        load_pinned_inputs(_altered_vectors(tmp_path, change), MANIFEST)
+
+
+def test_a_changed_scenario_hash_is_refused(tmp_path: Path) -> None:
+    def change(v: dict) -> None:
+        v["scenarios"][3]["sha256"] = "0" * 64
+
+    with pytest.raises(PinnedInputError, match="differs from the release manifest"):
+        load_pinned_inputs(_altered_vectors(tmp_path, change), MANIFEST)
+
+
+def test_the_cli_refuses_a_changed_prompt(tmp_path: Path, capsys) -> None:
+    from analysis.runner.cli import main
+
+    def change(v: dict) -> None:
+        v["system_prompt"] = v["system_prompt"].replace("JSON", "json")
+
+    vectors = _altered_vectors(tmp_path, change)
+    args = ["--gate", "always-hold", "--out", str(tmp_path / "root"), "--no-progress"]
+    assert main([*args, "--parity-vectors", str(vectors)]) == 2
+    assert "refusing to run" in capsys.readouterr().err
+    assert not (tmp_path / "root").exists()

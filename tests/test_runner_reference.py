@@ -1,0 +1,148 @@
+"""Reference gates through the run-root writer: layout, scores, shards, cells, tidy export."""
+
+from __future__ import annotations
+
+import csv
+import json
+from pathlib import Path
+
+import pytest
+
+from analysis import paths
+from analysis.runner.cells import modal_permission, score_cell
+from analysis.runner.cli import main
+from analysis.runner.gates import REFERENCE_GATES
+from analysis.runner.inputs import load_pinned_inputs
+from analysis.runner.runroot import config_hash, parse_shard, run_gate, shard_scenarios
+from analysis.runner.tidy import TIDY_COLUMNS, export_tidy
+
+if not paths.PARITY_VECTORS.exists():
+    pytest.skip("run `make data` first", allow_module_level=True)
+
+SAMPLE_TRIAL = (
+    paths.SAMPLE_RUN_DIR / "mini" / "patient-records-employer-disclosure-002" / "trial-1.json"
+)
+TOP_LEVEL = (
+    "RUN_PLAN.json",
+    "PROMPT.txt",
+    "SCENARIO_MANIFEST.json",
+    "VARIANT_CONFIGS.json",
+    "SCORING_RULE.json",
+)
+
+
+@pytest.fixture(scope="module")
+def inputs():
+    return load_pinned_inputs()
+
+
+@pytest.fixture(scope="module")
+def reference_root(inputs, tmp_path_factory) -> Path:
+    root = tmp_path_factory.mktemp("reference")
+    for gate in REFERENCE_GATES.values():
+        run_gate(gate(), inputs, root, run_id="reference-gates", progress=False)
+    return root
+
+
+def _accuracy(root: Path, variant: str) -> tuple[int, int]:
+    cells = [json.loads(p.read_text()) for p in (root / variant).glob("*/cell.json")]
+    return sum(c["modal_correct"] for c in cells), len(cells)
+
+
+def test_degenerate_gates_score_the_label_shares(reference_root: Path) -> None:
+    assert _accuracy(reference_root, "always-hold") == (50, 106)
+    assert _accuracy(reference_root, "always-proceed") == (56, 106)
+    assert round(100 * 50 / 106, 1) == 47.2
+
+
+def test_run_root_layout_and_field_names(reference_root: Path, inputs) -> None:
+    for name in TOP_LEVEL:
+        assert (reference_root / name).exists()
+    assert (reference_root / "PROMPT.txt").read_text(encoding="utf-8") == inputs.system_prompt
+    configs = json.loads((reference_root / "VARIANT_CONFIGS.json").read_text())["variants"]
+    plan = json.loads((reference_root / "RUN_PLAN.json").read_text())
+    for key, config in configs.items():
+        assert config["config_hash"] == config_hash(config) == plan["variant_config_hashes"][key]
+    trial_dir = reference_root / "surface-flag" / "patient-records-employer-disclosure-002"
+    assert sorted(p.name for p in trial_dir.iterdir()) == [
+        "cell.json",
+        *(f"trial-{t}.json" for t in range(1, 6)),
+    ]
+    ours = json.loads((trial_dir / "trial-1.json").read_text())
+    if SAMPLE_TRIAL.exists():
+        published = json.loads(SAMPLE_TRIAL.read_text())
+        assert set(published) <= set(ours)
+        published_cell = json.loads((SAMPLE_TRIAL.parent / "cell.json").read_text())
+        ours_cell = json.loads((trial_dir / "cell.json").read_text())
+        assert set(published_cell) == set(ours_cell)
+    assert ours["request_body"]["messages"][1]["content"].startswith("scenario_id: patient-")
+
+
+def test_surface_flag_reads_the_flag_lines(inputs) -> None:
+    gate = REFERENCE_GATES["surface-flag"]()
+    for scenario in inputs.scenarios:
+        flags = set(scenario.flag_line("risk_flags") + scenario.flag_line("integrity_flags"))
+        expected = "blocked" if flags - {"commit_point"} else "allowed"
+        assert gate.permission(scenario) == expected
+    derived = [s for s in inputs.scenarios if "success_criterion_change" in s.user_input]
+    assert len(derived) == 17
+    assert all(gate.permission(s) == "blocked" for s in derived)
+
+
+def test_rerun_reuses_every_trial(reference_root: Path, inputs) -> None:
+    gate = REFERENCE_GATES["always-hold"]()
+    summary = run_gate(gate, inputs, reference_root, progress=False)
+    assert summary.run_id == "reference-gates"
+    assert (summary.n_calls_made, summary.n_trials_reused) == (0, 530)
+
+
+def test_a_new_run_id_redoes_every_trial(inputs, tmp_path: Path) -> None:
+    gate = REFERENCE_GATES["always-proceed"]()
+    ids = [s.id for s in inputs.scenarios[:2]]
+    run_gate(gate, inputs, tmp_path, run_id="a", scenario_ids=ids, trials=2, progress=False)
+    again = run_gate(gate, inputs, tmp_path, run_id="b", scenario_ids=ids, trials=2, progress=False)
+    assert (again.n_calls_made, again.n_trials_reused) == (4, 0)
+
+
+def test_shards_partition_the_sorted_scenarios(inputs) -> None:
+    assert parse_shard("2/3") == (2, 3)
+    with pytest.raises(ValueError):
+        parse_shard("4/3")
+    shards = [shard_scenarios(inputs.scenarios, (i, 3)) for i in (1, 2, 3)]
+    ids = sorted(s.id for shard in shards for s in shard)
+    assert ids == [s.id for s in inputs.scenarios]
+    assert [s.id for s in shards[1][:2]] == [inputs.scenarios[1].id, inputs.scenarios[4].id]
+
+
+def test_modal_ties_go_to_the_first_value_seen() -> None:
+    assert modal_permission(["allowed", "blocked", "blocked", "allowed"]) == ("allowed", 2)
+    assert modal_permission([None, "blocked", "allowed"]) == ("blocked", 1)
+    assert modal_permission([None, None]) == (None, 0)
+    cell = score_cell([None, None, None], "blocked")
+    assert cell["modal_commit_permission"] is None and cell["modal_correct"] is False
+    cell = score_cell(["blocked", None, "blocked", "allowed", "blocked"], "blocked")
+    assert (cell["n_correct_trials"], cell["pass_all_trials"], cell["modal_correct"]) == (
+        3,
+        False,
+        True,
+    )
+
+
+def test_tidy_export_merges_shards_and_matches_committed_data(inputs, tmp_path: Path) -> None:
+    roots = []
+    for i in (1, 2):
+        root = tmp_path / f"shard-{i}"
+        for name in REFERENCE_GATES:
+            args = ["--gate", name, "--out", str(root), "--shard", f"{i}/2", "--no-progress"]
+            assert main([*args, "--run-id", "reference-gates"]) == 0
+        roots.append(root)
+    out = tmp_path / "trials.csv"
+    assert main(["export-tidy", *map(str, roots), str(out)]) == 0
+    with out.open() as handle:
+        rows = list(csv.DictReader(handle))
+    assert tuple(rows[0]) == TIDY_COLUMNS
+    assert len(rows) == 3 * 106 * 5
+    assert {(r["reasoning"], r["source"]) for r in rows} == {("gate", "reference-gate")}
+    committed = paths.REFERENCE_RUNS_DIR / "trials.csv"
+    assert out.read_bytes() == committed.read_bytes()
+    assert export_tidy([roots[0]], tmp_path / "half.csv") == 3 * 53 * 5
