@@ -200,3 +200,13 @@ def test_a_changed_setting_redoes_the_trials(inputs, tmp_path: Path) -> None:
         gate = EndpointGate(model, EndpointSettings(server.base_url, backoff_base=0.01))
         summary = _run(gate, inputs, tmp_path)
     assert summary.n_calls_made == 1 and len(server.requests) == 2
+
+
+def test_a_missing_api_key_variable_stops_before_any_request(tmp_path: Path, capsys) -> None:
+    with FakeOpenAIServer() as server:
+        code = main(
+            ["--gate", "endpoint", "--out", str(tmp_path), "--base-url", server.base_url,
+             "--model", "m", "--api-key-env", "STEERBENCH_TEST_UNSET_KEY", "--no-progress"]
+        )  # fmt: skip
+    assert code == 2 and not server.requests
+    assert "STEERBENCH_TEST_UNSET_KEY" in capsys.readouterr().err

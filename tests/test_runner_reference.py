@@ -128,6 +128,33 @@ def test_modal_ties_go_to_the_first_value_seen() -> None:
     )
 
 
+@pytest.mark.parametrize(
+    "permissions",
+    [
+        ["allowed", "blocked", "blocked", "allowed"],
+        ["blocked", "allowed", None, "allowed", "blocked"],
+        [None, None, "allowed"],
+        [None, None],
+    ],
+)
+def test_modal_agrees_with_the_project_scoring_rules(permissions: list) -> None:
+    import numpy as np
+
+    from analysis import scoring
+
+    def first(value: str) -> int:
+        return permissions.index(value) if value in permissions else len(permissions)
+
+    code = scoring.modal_decision(
+        np.array([permissions.count("allowed")]),
+        np.array([permissions.count("blocked")]),
+        np.array([first("allowed")]),
+        np.array([first("blocked")]),
+    )[0]
+    expected = None if code == scoring.NO_DECISION else ("allowed", "blocked")[code]
+    assert modal_permission(permissions)[0] == expected
+
+
 def test_tidy_export_merges_shards_and_matches_committed_data(inputs, tmp_path: Path) -> None:
     roots = []
     for i in (1, 2):

@@ -106,7 +106,11 @@ def main(argv: Sequence[str] | None = None) -> int:
     except PinnedInputError as exc:
         print(f"steerbench-run: {exc}", file=sys.stderr)
         return 2
-    gate, settings = build_gate(args)
+    try:
+        gate, settings = build_gate(args)
+    except RuntimeError as exc:
+        print(f"steerbench-run: {exc}", file=sys.stderr)
+        return 2
     ids = [s for s in (args.scenarios or "").split(",") if s]
     try:
         summary = run_gate(

@@ -222,6 +222,7 @@ class EndpointGate:
         self.model = model
         self.endpoint = endpoint
         self.variant_key = _variant_key(model.label or model.model)
+        endpoint.headers()  # fail fast when the API-key variable is unset
         self._client: httpx.Client = make_http_client(endpoint, concurrency)
 
     def variant_config(self) -> dict[str, Any]:
