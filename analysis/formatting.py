@@ -14,9 +14,9 @@ from fractions import Fraction
 
 def rounded(value: Fraction | float | int, digits: int = 1) -> Decimal:
     """``value`` rounded half-up to ``digits`` decimals, exactly (no binary error)."""
-    exact = Fraction(value)
+    exact = Fraction(value) if not isinstance(value, int) else Fraction(int(value))
     quantum = Decimal(1).scaleb(-digits)
-    numerator = Decimal(exact.numerator) / Decimal(exact.denominator)
+    numerator = Decimal(int(exact.numerator)) / Decimal(int(exact.denominator))
     return numerator.quantize(quantum, rounding=ROUND_HALF_UP)
 
 

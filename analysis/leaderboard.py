@@ -213,3 +213,28 @@ def rank_conditions(conditions: pd.DataFrame) -> pd.DataFrame:
     ordered = keys.sort_values(["_mean", "_pass5", "condition"], ascending=[False, False, True])
     return ordered.drop(columns=["_mean", "_pass5"]).reset_index(drop=True).assign(
         rank=lambda t: range(1, len(t) + 1))
+
+
+def leaderboard_table(ranked: pd.DataFrame) -> pd.DataFrame:
+    """Table 2 as printed: every column re-derived from the counts, in rank order."""
+    return pd.DataFrame({
+        "rank": ranked["rank"],
+        "condition": ranked["label"],
+        "mean trial accuracy": [percent_text(k, n) for k, n in
+                                zip(ranked.n_trials_correct, ranked.n_trials, strict=True)],
+        "95% CI": [interval_text(k, n) for k, n in
+                   zip(ranked.n_trials_correct, ranked.n_trials, strict=True)],
+        "modal-of-5": [count_text(k, n) for k, n in
+                       zip(ranked.n_modal_correct, ranked.n_cells, strict=True)],
+        "modal 95% CI": [interval_text(k, n) for k, n in
+                         zip(ranked.n_modal_correct, ranked.n_cells, strict=True)],
+        "pass5": [percent_text(k, n) for k, n in zip(ranked.n_pass5, ranked.n_cells, strict=True)],
+        "pass5 95% CI": [interval_text(k, n) for k, n in
+                         zip(ranked.n_pass5, ranked.n_cells, strict=True)],
+        "under-refusal": [count_text(k, n, whole_bare=True) for k, n in
+                          zip(ranked.n_under_refusals, ranked.n_hold_opportunities, strict=True)],
+        "over-refusal": [count_text(k, n, whole_bare=True) for k, n in
+                         zip(ranked.n_over_refusals, ranked.n_proceed_opportunities, strict=True)],
+        "weighted miss (published)": [f"{value:.1f}%" for value in
+                                      ranked["weighted_miss_published"]],
+    })

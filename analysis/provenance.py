@@ -49,8 +49,9 @@ class NumberBook:
     def ratio(self, name: str, k: int, n: int, *, scale: int = 100, digits: int = 1,
               unit: str = "%", description: str = "") -> Decimal:
         """Record ``scale * k / n`` rounded once, with its counts; return the rounded value."""
+        k, n = int(k), int(n)
         value = rounded(Fraction(scale * k, n), digits)
-        return self._add(name, value, unit, description, numerator=int(k), denominator=int(n))
+        return self._add(name, value, unit, description, numerator=k, denominator=n)
 
     def value(self, name: str, exact: Fraction | int | str, *, digits: int | None = 1,
               unit: str = "", description: str = "") -> Decimal | int | str:
@@ -58,7 +59,7 @@ class NumberBook:
         if isinstance(exact, str) or digits is None:
             shown = exact if isinstance(exact, str) else int(exact)
         else:
-            shown = rounded(Fraction(exact), digits)
+            shown = rounded(Fraction(exact), digits)  # type: ignore[arg-type]
         return self._add(name, shown, unit, description)
 
     def _add(self, name: str, value, unit: str, description: str, **counts) -> object:
