@@ -22,8 +22,8 @@ RELEASE_RESULTS_SUBDIR = Path("results") / RELEASE
 RELEASE_PARITY_VECTORS = Path("integrations") / "tinker" / "parity-vectors.json"
 RELEASE_SAMPLE_ARTIFACTS = Path("sample-artifacts")
 
-# Inside this project, after `make data`.
-DATA_DIR = PROJECT_ROOT / "data"
+# Inside this project, after `make data` (``STEERBENCH_DATA_DIR`` moves it, e.g. for tests).
+DATA_DIR = Path(os.environ.get("STEERBENCH_DATA_DIR") or PROJECT_ROOT / "data")
 SCENARIOS_DIR = DATA_DIR / "scenarios"
 RUNS_DIR = DATA_DIR / "runs"
 RESULTS_DIR = RUNS_DIR / RELEASE

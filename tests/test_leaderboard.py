@@ -1,0 +1,92 @@
+"""The published conditions: parsed counts, the consistency gate, and Table 2."""
+
+from __future__ import annotations
+
+import json
+import shutil
+
+import pytest
+
+from analysis import paths
+from analysis.leaderboard import (
+    ConsistencyError,
+    leaderboard_table,
+    load_conditions,
+    rank_conditions,
+)
+from tests import published
+
+COLUMNS = {  # Table 2 column -> leaderboard.json field
+    "mean trial accuracy": "mean_trial_accuracy",
+    "95% CI": "mean_trial_accuracy_ci95",
+    "modal-of-5": "modal_accuracy",
+    "modal 95% CI": "modal_accuracy_ci95",
+    "pass5": "pass5",
+    "pass5 95% CI": "pass5_ci95",
+    "under-refusal": "under_refusal",
+    "over-refusal": "over_refusal",
+    "weighted miss (published)": "weighted_miss",
+}
+
+
+def test_every_table2_cell_equals_the_published_string(conditions):
+    rows = json.loads((paths.RESULTS_DIR / "leaderboard.json").read_text())["rows"]
+    by_label = {f"{r['model']} ({r['reasoning']})": r for r in rows}
+    table = leaderboard_table(rank_conditions(conditions))
+    assert len(table) == 30
+    for row in table.to_dict("records"):
+        source = by_label[row["condition"]]
+        for column, field in COLUMNS.items():
+            assert row[column] == source[field], (row["condition"], column)
+
+
+def test_counts_are_integers(conditions):
+    counts = [c for c in conditions.columns if c.startswith("n_")]
+    assert all(conditions[c].dtype == "int64" for c in counts)
+    assert conditions["n_no_decision"].sum() == published.UNDECIDED_PROCEED_CELLS
+
+
+def test_rank_order_and_leader(conditions):
+    ranked = rank_conditions(conditions)
+    leader = ranked.iloc[0]
+    assert leader.label == published.LEADER[0]
+    assert (leader.n_trials_correct, leader.n_trials) == (492, 530)  # 92.8%
+    # ties on mean trial accuracy go to pass5: gpt-5.4-mini off (89.6%) before high (87.7%)
+    labels = list(ranked.label)
+    assert labels.index("gpt-5.4-mini (off)") < labels.index("gpt-5.4-mini (high)")
+
+
+@pytest.fixture()
+def results_copy(tmp_path):
+    copy = tmp_path / "results"
+    shutil.copytree(paths.RESULTS_DIR, copy)
+    return copy
+
+
+def _edit_row(results, label, field, value):
+    path = results / "leaderboard.json"
+    board = json.loads(path.read_text())
+    row = next(r for r in board["rows"] if f"{r['model']} ({r['reasoning']})" == label)
+    row[field] = value
+    path.write_text(json.dumps(board))
+
+
+def test_changed_count_is_refused_naming_row_and_field(scenarios, results_copy):
+    _edit_row(results_copy, "gpt-5.4-nano (off)", "modal_accuracy", "57.5% (62/106)")
+    with pytest.raises(ConsistencyError) as refused:
+        load_conditions(scenarios, results_copy)
+    message = str(refused.value)
+    assert "gpt-5.4-nano (off): modal_accuracy: published '57.5% (62/106)'" in message
+    assert "recomputed from counts '58.5% (62/106)'" in message
+
+
+def test_changed_interval_is_refused(scenarios, results_copy):
+    _edit_row(results_copy, "kimi-k2.6 (off)", "pass5_ci95", "[77.0%, 90.4%]")
+    with pytest.raises(ConsistencyError, match=r"kimi-k2.6 \(off\): pass5_ci95"):
+        load_conditions(scenarios, results_copy)
+
+
+def test_unexplained_denominator_is_refused(scenarios, results_copy):
+    _edit_row(results_copy, "gpt-5.4 (off)", "over_refusal", "27.8% (15/54)")
+    with pytest.raises(ConsistencyError, match=r"gpt-5.4 \(off\): proceed opportunities: 54"):
+        load_conditions(scenarios, results_copy)

@@ -1,0 +1,58 @@
+"""Headline numbers computed from the published conditions equal the paper's."""
+
+from __future__ import annotations
+
+from fractions import Fraction
+
+from analysis.formatting import percent, rounded
+from analysis.metrics import degenerate_gates, direction_asymmetry, reasoning_contrasts
+from tests import published
+
+
+def test_direction_asymmetry(conditions, scenarios):
+    asym = direction_asymmetry(conditions, scenarios)
+    k, n, rate = published.OVER_REFUSAL
+    assert (asym.over_refusals, asym.proceed_opportunities) == (k, n)
+    assert float(percent(k, n)) == rate
+    k, n, rate = published.UNDER_REFUSAL
+    assert (asym.under_refusals, asym.hold_opportunities) == (k, n)
+    assert float(percent(k, n)) == rate
+    assert float(rounded(asym.raw_ratio)) == published.RAW_RATIO
+    assert float(rounded(asym.rate_ratio)) == published.RATE_RATIO
+    assert float(rounded(asym.opportunity_ratio, 2)) == published.OPPORTUNITY_RATIO
+    assert asym.undecided_proceed_cells == published.UNDECIDED_PROCEED_CELLS
+    assert float(rounded(100 * asym.over_rate_undecided_as_misses)) == (
+        published.OVER_REFUSAL_UNDECIDED_AS_MISSES)
+
+
+def test_rate_ratio_is_from_raw_fractions(conditions, scenarios):
+    asym = direction_asymmetry(conditions, scenarios)
+    assert asym.rate_ratio == Fraction(471, 1677) / Fraction(15, 1500)
+
+
+def test_degenerate_gates(scenarios):
+    gates = degenerate_gates(scenarios).set_index("condition")
+    hold, proceed = gates.loc["always-hold"], gates.loc["always-proceed"]
+    assert float(percent(hold.n_modal_correct, hold.n_cells)) == published.ALWAYS_HOLD
+    assert float(percent(proceed.n_modal_correct, proceed.n_cells)) == published.ALWAYS_PROCEED
+    assert hold.n_over_refusals == hold.n_proceed_opportunities == 56
+    assert proceed.n_under_refusals == proceed.n_hold_opportunities == 50
+
+
+def test_every_condition_beats_both_degenerate_gates(conditions, scenarios):
+    best = degenerate_gates(scenarios)["n_modal_correct"].max()
+    assert (conditions["n_modal_correct"] > best).all()
+
+
+def test_reasoning_contrasts(conditions):
+    contrasts = reasoning_contrasts(conditions).set_index("model")
+    assert len(contrasts) == published.REASONING_MODELS
+    for model, values in published.REASONING.items():
+        row = contrasts.loc[model]
+        got = (float(percent(row.n_trials_correct_floor, row.n_trials_floor)),
+               float(percent(row.n_trials_correct_high, row.n_trials_high)),
+               float(percent(row.n_over_refusals_floor, row.n_proceed_opportunities_floor)),
+               float(percent(row.n_over_refusals_high, row.n_proceed_opportunities_high)))
+        assert all(want is None or g == want for g, want in zip(got, values, strict=True))
+        assert row.mean_trial_accuracy_diff_low < row.mean_trial_accuracy_diff
+        assert row.mean_trial_accuracy_diff < row.mean_trial_accuracy_diff_high
