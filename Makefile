@@ -47,16 +47,21 @@ lint: $(ENV_STAMP)
 lab: $(ENV_STAMP) $(DATA_STAMP)
 	$(VENV)/bin/jupyter lab --notebook-dir=notebooks
 
+# Tidy trials, cells, conditions and scenarios as Parquet and CSV under data/processed/.
+export: $(ENV_STAMP) $(DATA_STAMP)
+	$(PY) -m analysis.export
+
 clean:
-	rm -rf paper/* data/processed
+	rm -rf paper data/processed
 
 # --- Gate runner ----------------------------------------------------------------------
-# `make run GATE=surface-flag OUT=runs/surface-flag` runs a gate into a run root (resumable);
+# `make run GATE=surface-flag` runs a gate into data/runs/local/<gate> (resumable), where the
+# per-trial notebooks find it;
 # extra steerbench-run options go in RUN_ARGS, e.g.
 # RUN_ARGS="--base-url http://127.0.0.1:8000/v1 --model NAME" with GATE=endpoint.
 # `make reference-runs` regenerates data/runs/reference-gates/trials.csv.
 GATE ?= always-hold
-OUT ?= runs/$(GATE)
+OUT ?= data/runs/local/$(GATE)
 RUN_ARGS ?=
 REFERENCE_ROOT := $(shell mktemp -u /tmp/steerbench-reference-XXXXXX)
 
