@@ -33,9 +33,9 @@ STAMP = ".built"
 def execute(notebook: Path, staging: Path) -> Path:
     """Run one notebook with papermill, its outputs going to ``staging``."""
     executed = staging / "notebooks" / notebook.name
-    papermill.execute_notebook(
-        notebook, executed, parameters={"output_dir": str(staging)},
-        cwd=str(notebook.parent), progress_bar=False, kernel_name="python3",
+    papermill.execute_notebook(  # no cwd: papermill's chdir is not thread-safe
+        str(notebook), str(executed), parameters={"output_dir": str(staging)},
+        progress_bar=False, kernel_name="python3",
     )
     return executed
 
@@ -87,7 +87,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--paper-dir", type=Path, default=paths.PAPER_DIR)
     parser.add_argument("--workers", type=int, default=2)
     args = parser.parse_args(argv)
-    notebooks = args.notebooks or sorted(paths.NOTEBOOKS_DIR.glob("*.ipynb"))
+    notebooks = [nb.resolve() for nb in args.notebooks] or sorted(
+        paths.NOTEBOOKS_DIR.glob("*.ipynb"))
     started = time.perf_counter()
     try:
         build(notebooks, args.paper_dir.resolve(), args.workers)
