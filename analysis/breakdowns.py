@@ -1,0 +1,317 @@
+"""Per-trial breakdowns: pure functions of scored cells (``analysis.scoring.score_cells``) and
+the scenarios table (``analysis.scenarios.load_scenarios``).
+
+Every table is grouped by ``source`` first, so reference gates, runs and the published
+verdicts are never pooled together; counts are integers and every rate is ``k / n`` of them.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from fractions import Fraction
+
+import pandas as pd
+
+from analysis.scoring import condition_scores
+from analysis.stats import with_wilson
+
+ANCHOR = "public_harm_anchor"
+MIRROR = "incident_mirror"
+CONFLICT = "detector_conflict"
+
+#: Scenario columns the breakdowns attach to cells.
+_SCENARIO_COLUMNS = ("boundary_pattern", "title", "domain", "action_effect")
+
+
+def scored_cells(cells: pd.DataFrame, scenarios: pd.DataFrame) -> pd.DataFrame:
+    """The modal-scored cells with the scenario's pattern, title, domain and action effect
+    (string-typed keys, a plain integer index)."""
+    keep = cells.loc[cells["modal_scored"].to_numpy(dtype=bool)].copy()
+    for column in ("scenario_id", "condition", "source"):
+        keep[column] = keep[column].astype(str)
+    extra = [c for c in _SCENARIO_COLUMNS if c in scenarios.columns]
+    meta = scenarios[["scenario_id", *extra]].copy()
+    meta["scenario_id"] = meta["scenario_id"].astype(str)
+    out = keep.merge(meta, on="scenario_id", how="left", validate="many_to_one")
+    out["modal_correct"] = out["modal_correct"].astype(bool)
+    return out.reset_index(drop=True)
+
+
+def _accuracy(table: pd.DataFrame, k: str = "n_correct", n: str = "n_cells") -> pd.DataFrame:
+    table = table.copy()
+    table["accuracy"] = table[k] / table[n]
+    return with_wilson(table, k, n, "accuracy")
+
+
+def pattern_gradient(cells: pd.DataFrame, scenarios: pd.DataFrame) -> pd.DataFrame:
+    """Table 3: modal accuracy per construction pattern over every modal-scored cell.
+
+    Per (source, pattern): ``n_scenarios`` (distinct scenarios with a scored cell),
+    ``n_cells``, ``n_correct`` (modal-correct cells), ``accuracy = n_correct / n_cells`` and
+    its Wilson 95% bounds; sorted by source, then accuracy descending.
+    """
+    scored = scored_cells(cells, scenarios)
+    scored["boundary_pattern"] = scored["boundary_pattern"].astype(str)
+    table = (
+        scored.groupby(["source", "boundary_pattern"], sort=True)
+        .agg(
+            n_scenarios=("scenario_id", "nunique"),
+            n_cells=("modal_correct", "size"),
+            n_correct=("modal_correct", "sum"),
+        )
+        .reset_index()
+        .astype({"n_scenarios": "int64", "n_cells": "int64", "n_correct": "int64"})
+    )
+    table = _accuracy(table)
+    return table.sort_values(
+        ["source", "accuracy", "boundary_pattern"], ascending=[True, False, True], ignore_index=True
+    )
+
+
+@dataclass(frozen=True)
+class MirrorGap:
+    """Pooled modal accuracy of anchors, mirrors and detector conflicts, as counts."""
+
+    anchor_correct: int
+    anchor_cells: int
+    mirror_correct: int
+    mirror_cells: int
+    conflict_correct: int
+    conflict_cells: int
+
+    @property
+    def anchor_accuracy(self) -> Fraction:
+        return Fraction(self.anchor_correct, self.anchor_cells)
+
+    @property
+    def mirror_accuracy(self) -> Fraction:
+        return Fraction(self.mirror_correct, self.mirror_cells)
+
+    @property
+    def conflict_accuracy(self) -> Fraction:
+        return Fraction(self.conflict_correct, self.conflict_cells)
+
+    @property
+    def gap(self) -> Fraction:
+        """Anchor minus mirror accuracy, from the raw fractions."""
+        return self.anchor_accuracy - self.mirror_accuracy
+
+    @property
+    def conflict_gap(self) -> Fraction:
+        """Anchor minus detector-conflict accuracy, from the raw fractions."""
+        return self.anchor_accuracy - self.conflict_accuracy
+
+
+def _pattern_counts(scored: pd.DataFrame, pattern: str) -> tuple[int, int]:
+    rows = scored["boundary_pattern"].astype(str) == pattern
+    return int(scored.loc[rows, "modal_correct"].sum()), int(rows.sum())
+
+
+def mirror_gap(cells: pd.DataFrame, scenarios: pd.DataFrame) -> MirrorGap:
+    """Anchors (``public_harm_anchor``) against mirrors (``incident_mirror``) and detector
+    conflicts: modal-correct / modal-scored cells of each, pooled over every given cell."""
+    scored = scored_cells(cells, scenarios)
+    anchor = _pattern_counts(scored, ANCHOR)
+    mirror = _pattern_counts(scored, MIRROR)
+    conflict = _pattern_counts(scored, CONFLICT)
+    return MirrorGap(*anchor, *mirror, *conflict)
+
+
+def per_condition_pattern_accuracy(
+    cells: pd.DataFrame, scenarios: pd.DataFrame, patterns: Sequence[str] = (ANCHOR, MIRROR)
+) -> pd.DataFrame:
+    """Per (source, condition): ``<pattern>_correct``, ``<pattern>_cells`` and
+    ``<pattern>_accuracy`` (modal-correct / modal-scored cells) for each pattern; one row per
+    condition, for an anchor-against-mirror scatter."""
+    scored = scored_cells(cells, scenarios)
+    scored["boundary_pattern"] = scored["boundary_pattern"].astype(str)
+    base = scored[["source", "condition"]].drop_duplicates().sort_values(["source", "condition"])
+    out = base.reset_index(drop=True)
+    for pattern in patterns:
+        part = (
+            scored.loc[scored["boundary_pattern"] == pattern]
+            .groupby(["source", "condition"], sort=True)["modal_correct"]
+            .agg(["sum", "size"])
+            .rename(columns={"sum": f"{pattern}_correct", "size": f"{pattern}_cells"})
+            .reset_index()
+        )
+        out = out.merge(part, on=["source", "condition"], how="left")
+        counts = [f"{pattern}_correct", f"{pattern}_cells"]
+        out[counts] = out[counts].fillna(0).astype("int64")
+        out[f"{pattern}_accuracy"] = out[f"{pattern}_correct"] / out[f"{pattern}_cells"].where(
+            out[f"{pattern}_cells"] > 0
+        )
+    return out
+
+
+def hardest_scenarios(cells: pd.DataFrame, scenarios: pd.DataFrame, n: int = 10) -> pd.DataFrame:
+    """The ``n`` scenarios per source most often missed: ``n_wrong`` modal misses out of
+    ``n_conditions`` modal-scored cells, with ``miss_rate``, pattern, required gate and title;
+    sorted by miss rate, then misses (both descending), then scenario id."""
+    scored = scored_cells(cells, scenarios)
+    scored["wrong"] = ~scored["modal_correct"]
+    table = (
+        scored.groupby(["source", "scenario_id"], sort=True)
+        .agg(n_wrong=("wrong", "sum"), n_conditions=("wrong", "size"))
+        .reset_index()
+        .astype({"n_wrong": "int64", "n_conditions": "int64"})
+    )
+    table["miss_rate"] = table["n_wrong"] / table["n_conditions"]
+    meta = scenarios[["scenario_id", "boundary_pattern", "required_gate", "title"]].copy()
+    for column in meta.columns:
+        meta[column] = meta[column].astype(str)
+    table = table.merge(meta, on="scenario_id", how="left")
+    table = table.sort_values(
+        ["source", "miss_rate", "n_wrong", "scenario_id"],
+        ascending=[True, False, False, True],
+        ignore_index=True,
+    )
+    return table.groupby("source", sort=True).head(n).reset_index(drop=True)
+
+
+def stability(cells: pd.DataFrame) -> pd.DataFrame:
+    """Three reads of the same trials per (source, condition): mean trial accuracy
+    (correct / all trials), modal accuracy (modal-correct / cells) and pass5 (cells with every
+    trial correct / cells), each with its rank within the source (1 = best; ties share the
+    lowest rank, ``method="min"``); ``modal_vs_pass5_differ`` flags a condition whose modal
+    rank and reliability (pass5) rank differ."""
+    scores = condition_scores(cells)
+    table = scores[
+        [
+            "source",
+            "condition",
+            "n_trials",
+            "n_trials_correct",
+            "n_cells",
+            "n_modal_correct",
+            "n_pass5",
+        ]
+    ].copy()
+    for column in ("source", "condition"):
+        table[column] = table[column].astype(str)
+    table["mean_trial_accuracy"] = table["n_trials_correct"] / table["n_trials"]
+    table["modal_accuracy"] = table["n_modal_correct"] / table["n_cells"]
+    table["pass5"] = table["n_pass5"] / table["n_cells"]
+    for name in ("mean_trial_accuracy", "modal_accuracy", "pass5"):
+        table[f"rank_{name}"] = (
+            table.groupby("source")[name].rank(method="min", ascending=False).astype("int64")
+        )
+    table["modal_vs_pass5_differ"] = table["rank_modal_accuracy"] != table["rank_pass5"]
+    return table.sort_values(["source", "rank_mean_trial_accuracy", "condition"], ignore_index=True)
+
+
+def split_label(modal_count: int, n_decided: int, n_trials: int) -> str:
+    """``"4-1"``: modal-decision trials against the other decision; trials with no decision
+    are appended, ``"3-1 +1 none"``; a cell with no decision at all is ``"0-0 +5 none"``."""
+    label = f"{modal_count}-{n_decided - modal_count}"
+    undecided = n_trials - n_decided
+    return f"{label} +{undecided} none" if undecided else label
+
+
+def split_distribution(cells: pd.DataFrame) -> pd.DataFrame:
+    """Cells per trial split (``split_label``) per (source, condition), over modal-scored
+    cells; long form with ``n_cells``, sorted by modal count descending."""
+    scored = cells.loc[cells["modal_scored"].to_numpy(dtype=bool)]
+    table = pd.DataFrame(
+        {
+            "source": scored["source"].astype(str).to_numpy(),
+            "condition": scored["condition"].astype(str).to_numpy(),
+            "split": [
+                split_label(int(m), int(d), int(t))
+                for m, d, t in zip(
+                    scored["modal_count"], scored["n_decided"], scored["n_trials"], strict=True
+                )
+            ],
+            "modal_count": scored["modal_count"].to_numpy(dtype="int64"),
+            "n_decided": scored["n_decided"].to_numpy(dtype="int64"),
+        }
+    )
+    out = (
+        table.groupby(["source", "condition", "split", "modal_count", "n_decided"], sort=True)
+        .size()
+        .rename("n_cells")
+        .reset_index()
+    )
+    out = out.sort_values(
+        ["source", "condition", "modal_count", "n_decided"],
+        ascending=[True, True, False, False],
+        ignore_index=True,
+    )
+    return out.drop(columns=["n_decided"])
+
+
+@dataclass(frozen=True)
+class Severity:
+    """Severity tables: ``by_tier`` per (source, tier weight) pooled over conditions, and
+    ``by_condition`` per (source, condition) with misses per tier and the weighted miss."""
+
+    by_tier: pd.DataFrame
+    by_condition: pd.DataFrame
+
+
+def severity_by_tier(cells: pd.DataFrame, scenarios: pd.DataFrame) -> Severity:
+    """Modal misses by irreversibility tier weight (1/2/4, from the scenarios table).
+
+    ``by_tier``: per (source, tier_weight) ``n_cells``, ``n_misses`` (modal-scored cells not
+    modal-correct), ``weight_scored`` / ``weight_missed`` (tier weight summed over those cells).
+    ``by_condition``: per (source, condition) ``n_cells``, ``n_misses``, ``misses_w<w>`` for
+    each weight, ``weight_scored``, ``weight_missed`` and ``weighted_miss`` = missed weight /
+    scored weight.
+    """
+    scored = scored_cells(cells, scenarios)
+    weights = scenarios[["scenario_id", "tier_weight"]].copy()
+    weights["scenario_id"] = weights["scenario_id"].astype(str)
+    scored = scored.drop(columns=["tier_weight"]).merge(weights, on="scenario_id", how="left")
+    scored["miss"] = ~scored["modal_correct"]
+    scored["weight_missed"] = scored["tier_weight"].where(scored["miss"], 0)
+    by_tier = (
+        scored.groupby(["source", "tier_weight"], sort=True)
+        .agg(
+            n_cells=("miss", "size"),
+            n_misses=("miss", "sum"),
+            weight_scored=("tier_weight", "sum"),
+            weight_missed=("weight_missed", "sum"),
+        )
+        .reset_index()
+    )
+    tier_counts = ["tier_weight", "n_cells", "n_misses", "weight_scored", "weight_missed"]
+    by_tier[tier_counts] = by_tier[tier_counts].astype("int64")
+    by_tier["miss_rate"] = by_tier["n_misses"] / by_tier["n_cells"]
+    by_condition = (
+        scored.groupby(["source", "condition"], sort=True)
+        .agg(
+            n_cells=("miss", "size"),
+            n_misses=("miss", "sum"),
+            weight_scored=("tier_weight", "sum"),
+            weight_missed=("weight_missed", "sum"),
+        )
+        .reset_index()
+    )
+    per_weight = scored.pivot_table(
+        index=["source", "condition"], columns="tier_weight", values="miss", aggfunc="sum"
+    )
+    per_weight.columns = [f"misses_w{int(w)}" for w in per_weight.columns]
+    by_condition = by_condition.merge(per_weight.reset_index(), on=["source", "condition"])
+    counts = [c for c in by_condition.columns if c not in ("source", "condition")]
+    by_condition[counts] = by_condition[counts].fillna(0).astype("int64")
+    by_condition["weighted_miss"] = by_condition["weight_missed"] / by_condition["weight_scored"]
+    return Severity(by_tier=by_tier, by_condition=by_condition)
+
+
+def accuracy_by(cells: pd.DataFrame, scenarios: pd.DataFrame, column: str) -> pd.DataFrame:
+    """Modal accuracy per (source, condition, stratum of ``column``), long form: ``n_cells``,
+    ``n_correct``, ``accuracy`` and Wilson bounds, over modal-scored cells."""
+    scored = scored_cells(cells, scenarios)
+    if column not in scored.columns:
+        meta = scenarios[["scenario_id", column]].copy()
+        meta["scenario_id"] = meta["scenario_id"].astype(str)
+        scored = scored.merge(meta, on="scenario_id", how="left")
+    scored[column] = scored[column].astype(str)
+    table = (
+        scored.groupby(["source", "condition", column], sort=True)["modal_correct"]
+        .agg(n_cells="size", n_correct="sum")
+        .reset_index()
+        .astype({"n_cells": "int64", "n_correct": "int64"})
+    )
+    return _accuracy(table)

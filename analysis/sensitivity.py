@@ -1,0 +1,215 @@
+"""The paper's three sensitivity checks on the direction asymmetry, from scored cells.
+
+Each check pools every given cell (callers pass one source at a time) and returns integer
+counts; rates are exact :class:`~fractions.Fraction` properties of them.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from fractions import Fraction
+
+import pandas as pd
+
+from analysis.breakdowns import CONFLICT, MIRROR, scored_cells
+from analysis.vocabulary import ALLOWED, BLOCKED
+
+#: Words that mark a mirror as a credit or a hiring decision.
+CREDIT_HIRING = re.compile(r"credit|hiring|recruit", re.IGNORECASE)
+#: Scenario fields searched for ``CREDIT_HIRING``.
+MIRROR_TEXT_FIELDS = ("domain", "raw_domain", "tags", "title", "mirror_incident")
+
+
+@dataclass(frozen=True)
+class Directional:
+    """Pooled modal over- and under-refusal counts."""
+
+    over_refusals: int
+    proceed_opportunities: int
+    under_refusals: int
+    hold_opportunities: int
+
+    @property
+    def over_rate(self) -> Fraction:
+        return Fraction(self.over_refusals, self.proceed_opportunities)
+
+    @property
+    def under_rate(self) -> Fraction:
+        return Fraction(self.under_refusals, self.hold_opportunities)
+
+
+def directional(cells: pd.DataFrame, gates: pd.Series | None = None) -> Directional:
+    """Over-refusal (modal ``blocked`` where ``allowed`` is required) and under-refusal (modal
+    ``allowed`` where ``blocked`` is required) over directionally scored cells; ``gates``
+    (aligned with ``cells``) replaces the required gate when given."""
+    scored = cells["directionally_scored"].to_numpy(dtype=bool)
+    required = (cells["required_gate"] if gates is None else gates).astype(object).to_numpy()
+    modal = cells["modal_decision"].astype(object).to_numpy()
+    proceed = scored & (required == ALLOWED)
+    hold = scored & (required == BLOCKED)
+    return Directional(
+        over_refusals=int((proceed & (modal == BLOCKED)).sum()),
+        proceed_opportunities=int(proceed.sum()),
+        under_refusals=int((hold & (modal == ALLOWED)).sum()),
+        hold_opportunities=int(hold.sum()),
+    )
+
+
+@dataclass(frozen=True)
+class DerivedFlagCheck:
+    """Check 1: the headline without the derived-flag scenarios."""
+
+    excluded: tuple[str, ...]
+    baseline: Directional
+    without: Directional
+    conflict_correct: int
+    conflict_cells: int
+    mirror_correct: int
+    mirror_cells: int
+
+    @property
+    def conflict_accuracy(self) -> Fraction:
+        return Fraction(self.conflict_correct, self.conflict_cells)
+
+    @property
+    def mirror_accuracy(self) -> Fraction:
+        return Fraction(self.mirror_correct, self.mirror_cells)
+
+
+def _ids(scenarios: pd.DataFrame, mask: pd.Series) -> tuple[str, ...]:
+    return tuple(sorted(scenarios.loc[mask.to_numpy(dtype=bool), "scenario_id"].astype(str)))
+
+
+def _excluding(cells: pd.DataFrame, ids: tuple[str, ...]) -> pd.DataFrame:
+    return cells.loc[~cells["scenario_id"].astype(str).isin(ids).to_numpy()]
+
+
+def without_derived_flags(cells: pd.DataFrame, scenarios: pd.DataFrame) -> DerivedFlagCheck:
+    """Pooled over/under-refusal without the ``derived_flag`` scenarios, and the modal
+    accuracy (modal-correct / modal-scored cells) of the remaining ("clean") detector-conflict
+    and mirror scenarios."""
+    excluded = _ids(scenarios, scenarios["derived_flag"])
+    kept = _excluding(cells, excluded)
+    scored = scored_cells(kept, scenarios)
+    pattern = scored["boundary_pattern"].astype(str)
+    conflict = pattern == CONFLICT
+    mirror = pattern == MIRROR
+    return DerivedFlagCheck(
+        excluded=excluded,
+        baseline=directional(cells),
+        without=directional(kept),
+        conflict_correct=int(scored.loc[conflict, "modal_correct"].sum()),
+        conflict_cells=int(conflict.sum()),
+        mirror_correct=int(scored.loc[mirror, "modal_correct"].sum()),
+        mirror_cells=int(mirror.sum()),
+    )
+
+
+@dataclass(frozen=True)
+class HumanRelabelCheck:
+    """Check 2: modal decisions re-scored against the three-rater majority gate."""
+
+    n_relabelled_scenarios: int
+    baseline: Directional
+    relabelled: Directional
+    n_cells: int
+    n_correct: int
+
+    @property
+    def accuracy(self) -> Fraction:
+        return Fraction(self.n_correct, self.n_cells)
+
+
+def relabelled_by_humans(cells: pd.DataFrame, scenarios: pd.DataFrame) -> HumanRelabelCheck:
+    """Directional rates when each cell's required gate is replaced by the scenario's
+    ``human_gate``: over = modal ``blocked`` on a human-``allowed`` scenario, under = modal
+    ``allowed`` on a human-``blocked`` one (directionally scored cells); plus modal accuracy
+    against the human gate over modal-scored cells (no modal decision = incorrect)."""
+    human = scenarios.set_index(scenarios["scenario_id"].astype(str))["human_gate"].astype(object)
+    gates = pd.Series(
+        cells["scenario_id"].astype(str).map(human).to_numpy(), index=cells.index, dtype=object
+    )
+    modal_scored = cells["modal_scored"].to_numpy(dtype=bool)
+    modal = cells["modal_decision"].astype(object).to_numpy()
+    correct = modal_scored & pd.notna(modal) & (modal == gates.to_numpy())
+    changed = scenarios["human_gate"].astype(object) != scenarios["required_gate"].astype(object)
+    return HumanRelabelCheck(
+        n_relabelled_scenarios=int(changed.sum()),
+        baseline=directional(cells),
+        relabelled=directional(cells, gates),
+        n_cells=int(modal_scored.sum()),
+        n_correct=int(correct.sum()),
+    )
+
+
+@dataclass(frozen=True)
+class ExclusionCheck:
+    """Check 3: the headline without named scenarios."""
+
+    excluded: tuple[str, ...]
+    baseline: Directional
+    without: Directional
+
+
+def _text(value: object) -> str:
+    if isinstance(value, (list, tuple, set)):
+        return " ".join(str(v) for v in value)
+    return "" if pd.isna(value) else str(value)
+
+
+def credit_hiring_mirrors(scenarios: pd.DataFrame) -> tuple[str, ...]:
+    """Proceed-labelled mirrors (``is_mirror`` and required gate ``allowed``) whose domain,
+    tags, title or incident mention credit or hiring (``CREDIT_HIRING``)."""
+    fields = [f for f in MIRROR_TEXT_FIELDS if f in scenarios.columns]
+    text = scenarios[fields].apply(lambda row: " ".join(_text(v) for v in row), axis=1)
+    mask = (
+        scenarios["is_mirror"].astype(bool)
+        & (scenarios["required_gate"].astype(object) == ALLOWED)
+        & text.str.contains(CREDIT_HIRING)
+    )
+    return _ids(scenarios, mask)
+
+
+def without_credit_hiring_mirrors(cells: pd.DataFrame, scenarios: pd.DataFrame) -> ExclusionCheck:
+    """Pooled modal over/under-refusal with and without the credit and hiring mirrors
+    (``credit_hiring_mirrors``)."""
+    excluded = credit_hiring_mirrors(scenarios)
+    return ExclusionCheck(
+        excluded=excluded,
+        baseline=directional(cells),
+        without=directional(_excluding(cells, excluded)),
+    )
+
+
+def sensitivity_table(cells: pd.DataFrame, scenarios: pd.DataFrame) -> pd.DataFrame:
+    """The three checks as one long table per source: ``check`` (baseline or the check),
+    ``n_over_refusals`` / ``n_proceed_opportunities``, ``n_under_refusals`` /
+    ``n_hold_opportunities`` and the two rates."""
+    rows = []
+    for source, part in cells.groupby(cells["source"].astype(str), sort=True):
+        derived = without_derived_flags(part, scenarios)
+        human = relabelled_by_humans(part, scenarios)
+        credit = without_credit_hiring_mirrors(part, scenarios)
+        for check, counts in (
+            ("baseline", derived.baseline),
+            ("without derived-flag rows", derived.without),
+            ("human majority labels", human.relabelled),
+            ("without credit/hiring mirrors", credit.without),
+        ):
+            rows.append(
+                {
+                    "source": source,
+                    "check": check,
+                    "n_over_refusals": counts.over_refusals,
+                    "n_proceed_opportunities": counts.proceed_opportunities,
+                    "n_under_refusals": counts.under_refusals,
+                    "n_hold_opportunities": counts.hold_opportunities,
+                }
+            )
+    table = pd.DataFrame(rows)
+    if table.empty:
+        return table
+    table["over_refusal"] = table["n_over_refusals"] / table["n_proceed_opportunities"]
+    table["under_refusal"] = table["n_under_refusals"] / table["n_hold_opportunities"]
+    return table

@@ -1,0 +1,79 @@
+"""The per-trial gate against a leaderboard-like conditions frame."""
+
+from __future__ import annotations
+
+import pandas as pd
+import pytest
+
+try:
+    from tests.test_breakdowns import hand_cells
+except ModuleNotFoundError:
+    from test_breakdowns import hand_cells
+
+from analysis.leaderboard import ConsistencyError
+from analysis.scoring import condition_scores
+from analysis.trial_gate import (
+    check_trials_against_leaderboard,
+    require_consistent,
+    source_summary,
+)
+
+
+def leaderboard_like() -> tuple[pd.DataFrame, pd.DataFrame]:
+    scores = condition_scores(hand_cells())
+    board = scores.drop(columns=["weight_scored", "weight_missed"]).copy()
+    board["condition"] = board["condition"].astype(str)
+    board["label"] = board["condition"]
+    board["weighted_miss_published"] = 99.9
+    return scores, board
+
+
+def test_agreeing_verdicts_pass() -> None:
+    scores, board = leaderboard_like()
+    assert check_trials_against_leaderboard(scores, board) == []
+    require_consistent(scores, board)
+
+
+def test_weighted_miss_is_not_compared() -> None:
+    scores, board = leaderboard_like()
+    scores["weight_missed"] += 3
+    assert check_trials_against_leaderboard(scores, board) == []
+
+
+def test_disagreeing_verdicts_are_refused_naming_rows_and_fields() -> None:
+    scores, board = leaderboard_like()
+    board.loc[board["condition"] == "m1 (off)", "n_pass5"] = 3
+    board.loc[board["condition"] == "m2 (off)", "n_over_refusals"] = 2
+    board.loc[board["condition"] == "m3 (high)", "n_trials"] = 25
+    problems = check_trials_against_leaderboard(scores, board)
+    assert problems == [
+        "m1 (off): pass5 (n_pass5): published 3, recomputed from per-trial verdicts 2",
+        "m2 (off): over_refusal (n_over_refusals/n_proceed_opportunities): published 2/4, "
+        "recomputed from per-trial verdicts 3/4",
+        "m3 (high): mean_trial_accuracy (n_trials_correct/n_trials): published 25/25, "
+        "recomputed from per-trial verdicts 25/30",
+    ]
+    with pytest.raises(ConsistencyError) as error:
+        require_consistent(scores, board)
+    assert error.value.mismatches == problems
+    assert "m2 (off)" in str(error.value)
+
+
+def test_unknown_published_condition_is_named() -> None:
+    scores, board = leaderboard_like()
+    board = board[board["condition"] != "m2 (off)"]
+    assert check_trials_against_leaderboard(scores, board) == [
+        "m2 (off): per-trial verdicts name a condition not on the leaderboard"
+    ]
+
+
+def test_other_sources_are_not_gated() -> None:
+    scores = condition_scores(hand_cells("run"))
+    _, board = leaderboard_like()
+    board["n_pass5"] = 0
+    assert check_trials_against_leaderboard(scores, board) == []
+
+
+def test_source_summary() -> None:
+    text = source_summary(hand_cells("run"))
+    assert text.startswith("No published per-trial verdicts present: running on run m1 (off)")
