@@ -34,8 +34,11 @@ def execute(notebook: Path, staging: Path) -> Path:
     """Run one notebook with papermill, its outputs going to ``staging``."""
     executed = staging / "notebooks" / notebook.name
     papermill.execute_notebook(  # no cwd: papermill's chdir is not thread-safe
-        str(notebook), str(executed), parameters={"output_dir": str(staging)},
-        progress_bar=False, kernel_name="python3",
+        str(notebook),
+        str(executed),
+        parameters={"output_dir": str(staging)},
+        progress_bar=False,
+        kernel_name="python3",
     )
     return executed
 
@@ -45,8 +48,9 @@ def render_report(executed: list[Path], target: Path) -> None:
     combined = nbformat.v4.new_notebook()
     for path in executed:
         combined.cells.extend(nbformat.read(path, as_version=4).cells)
-    exporter = HTMLExporter(exclude_input=True, exclude_input_prompt=True,
-                            exclude_output_prompt=True)
+    exporter = HTMLExporter(
+        exclude_input=True, exclude_input_prompt=True, exclude_output_prompt=True
+    )
     body, _ = exporter.from_notebook_node(combined)
     target.write_text(body, encoding="utf-8")
 
@@ -82,13 +86,15 @@ def build(notebooks: list[Path], paper_dir: Path = paths.PAPER_DIR, workers: int
 def main(argv: list[str] | None = None) -> int:
     """Command line: ``python -m analysis.build [--paper-dir DIR] [notebook ...]``."""
     parser = argparse.ArgumentParser(prog="python -m analysis.build", description=__doc__)
-    parser.add_argument("notebooks", nargs="*", type=Path,
-                        help="notebooks to run (default: notebooks/*.ipynb)")
+    parser.add_argument(
+        "notebooks", nargs="*", type=Path, help="notebooks to run (default: notebooks/*.ipynb)"
+    )
     parser.add_argument("--paper-dir", type=Path, default=paths.PAPER_DIR)
     parser.add_argument("--workers", type=int, default=2)
     args = parser.parse_args(argv)
     notebooks = [nb.resolve() for nb in args.notebooks] or sorted(
-        paths.NOTEBOOKS_DIR.glob("*.ipynb"))
+        paths.NOTEBOOKS_DIR.glob("*.ipynb")
+    )
     started = time.perf_counter()
     try:
         build(notebooks, args.paper_dir.resolve(), args.workers)
@@ -96,11 +102,15 @@ def main(argv: list[str] | None = None) -> int:
         print(f"error: {error}\nNothing was written to {args.paper_dir}.", file=sys.stderr)
         return 2
     except papermill.PapermillExecutionError as error:
-        print(f"error: notebook failed: {error}\nNothing was written to {args.paper_dir}.",
-              file=sys.stderr)
+        print(
+            f"error: notebook failed: {error}\nNothing was written to {args.paper_dir}.",
+            file=sys.stderr,
+        )
         return 1
-    print(f"Built {args.paper_dir} from {len(notebooks)} notebooks "
-          f"in {time.perf_counter() - started:.1f} s.")
+    print(
+        f"Built {args.paper_dir} from {len(notebooks)} notebooks "
+        f"in {time.perf_counter() - started:.1f} s."
+    )
     return 0
 
 

@@ -10,9 +10,9 @@ from analysis.vocabulary import ALLOWED, BLOCKED, GATES, TIER_WEIGHT
 def label_balance(scenarios: pd.DataFrame) -> pd.DataFrame:
     """Scenarios per required gate (proceed = allowed, hold = blocked)."""
     counts = scenarios["required_gate"].value_counts().reindex(list(GATES))
-    return pd.DataFrame({"required_gate": list(GATES),
-                         "label": ["proceed", "hold"],
-                         "scenarios": counts.to_numpy()})
+    return pd.DataFrame(
+        {"required_gate": list(GATES), "label": ["proceed", "hold"], "scenarios": counts.to_numpy()}
+    )
 
 
 def direction_counts(scenarios: pd.DataFrame) -> pd.DataFrame:
@@ -29,8 +29,13 @@ def pattern_counts(scenarios: pd.DataFrame) -> pd.DataFrame:
 
 def reconciliation(scenarios: pd.DataFrame) -> pd.DataFrame:
     """Construction pattern x direction counts, with totals: how the two views reconcile."""
-    return pd.crosstab(scenarios["boundary_pattern"], scenarios["direction"],
-                       margins=True, margins_name="total", dropna=False)
+    return pd.crosstab(
+        scenarios["boundary_pattern"],
+        scenarios["direction"],
+        margins=True,
+        margins_name="total",
+        dropna=False,
+    )
 
 
 def strata(scenarios: pd.DataFrame, rows: str, columns: str) -> pd.DataFrame:

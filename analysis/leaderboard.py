@@ -98,38 +98,45 @@ def parse_rows(rows: list[dict], trials_per_cell: int, scenarios: pd.DataFrame) 
         modal_k, cells = _counted(row["modal_accuracy"], label, "modal_accuracy")
         under_k, under_n = _counted(row["under_refusal"], label, "under_refusal")
         over_k, over_n = _counted(row["over_refusal"], label, "over_refusal")
-        parsed.append({
-            "label": label,
-            "condition": condition_label(row["model"], row["reasoning"]),
-            "model": row["model"],
-            "reasoning": row["reasoning"],
-            "reasoning_level": reasoning_level(row["reasoning"]),
-            "source": "published",
-            "n_trials": trials_per_cell * cells,
-            "n_cells": cells,
-            "n_modal_correct": modal_k,
-            "n_hold_opportunities": under_n,
-            "n_under_refusals": under_k,
-            "n_proceed_opportunities": over_n,
-            "n_over_refusals": over_k,
-            "n_no_decision": (holds - under_n) + (proceeds - over_n),
-            "archived": bool(row.get("archived", False)),
-            "note": row.get("note", ""),
-        })
+        parsed.append(
+            {
+                "label": label,
+                "condition": condition_label(row["model"], row["reasoning"]),
+                "model": row["model"],
+                "reasoning": row["reasoning"],
+                "reasoning_level": reasoning_level(row["reasoning"]),
+                "source": "published",
+                "n_trials": trials_per_cell * cells,
+                "n_cells": cells,
+                "n_modal_correct": modal_k,
+                "n_hold_opportunities": under_n,
+                "n_under_refusals": under_k,
+                "n_proceed_opportunities": over_n,
+                "n_over_refusals": over_k,
+                "n_no_decision": (holds - under_n) + (proceeds - over_n),
+                "archived": bool(row.get("archived", False)),
+                "note": row.get("note", ""),
+            }
+        )
     table = pd.DataFrame(parsed)
     table["n_trials_correct"] = [
         numerator_for(row["mean_trial_accuracy"], n, label, "mean_trial_accuracy")
-        for row, n, label in zip(rows, table["n_trials"], table["label"], strict=True)]
+        for row, n, label in zip(rows, table["n_trials"], table["label"], strict=True)
+    ]
     table["n_pass5"] = [
         numerator_for(row["pass5"], n, label, "pass5")
-        for row, n, label in zip(rows, table["n_cells"], table["label"], strict=True)]
-    table["weighted_miss_published"] = [_published_percent(row["weighted_miss"], label)
-                                        for row, label in zip(rows, table["label"], strict=True)]
+        for row, n, label in zip(rows, table["n_cells"], table["label"], strict=True)
+    ]
+    table["weighted_miss_published"] = [
+        _published_percent(row["weighted_miss"], label)
+        for row, label in zip(rows, table["label"], strict=True)
+    ]
     return table
 
 
-def check_leaderboard(rows: list[dict], conditions: pd.DataFrame, scenarios: pd.DataFrame,
-                      trials_per_cell: int) -> list[str]:
+def check_leaderboard(
+    rows: list[dict], conditions: pd.DataFrame, scenarios: pd.DataFrame, trials_per_cell: int
+) -> list[str]:
     """Every published string re-derived from the parsed counts; returns the mismatches.
 
     Checks each percentage and Wilson interval against its counts, the denominators against
@@ -143,10 +150,12 @@ def check_leaderboard(rows: list[dict], conditions: pd.DataFrame, scenarios: pd.
     for row, parsed in zip(rows, conditions.itertuples(index=False), strict=True):
         expected = {
             "modal_accuracy": count_text(parsed.n_modal_correct, parsed.n_cells),
-            "under_refusal": count_text(parsed.n_under_refusals, parsed.n_hold_opportunities,
-                                        whole_bare=True),
-            "over_refusal": count_text(parsed.n_over_refusals, parsed.n_proceed_opportunities,
-                                       whole_bare=True),
+            "under_refusal": count_text(
+                parsed.n_under_refusals, parsed.n_hold_opportunities, whole_bare=True
+            ),
+            "over_refusal": count_text(
+                parsed.n_over_refusals, parsed.n_proceed_opportunities, whole_bare=True
+            ),
             "mean_trial_accuracy": percent_text(parsed.n_trials_correct, parsed.n_trials),
             "mean_trial_accuracy_ci95": interval_text(parsed.n_trials_correct, parsed.n_trials),
             "modal_accuracy_ci95": interval_text(parsed.n_modal_correct, parsed.n_cells),
@@ -155,8 +164,10 @@ def check_leaderboard(rows: list[dict], conditions: pd.DataFrame, scenarios: pd.
         }
         for field, recomputed in expected.items():
             if field in row and row[field] != recomputed:
-                problems.append(f"{parsed.label}: {field}: published {row[field]!r}, "
-                                f"recomputed from counts {recomputed!r}")
+                problems.append(
+                    f"{parsed.label}: {field}: published {row[field]!r}, "
+                    f"recomputed from counts {recomputed!r}"
+                )
         no_decision = parsed.n_no_decision
         checks = [
             ("n_cells", parsed.n_cells, len(scenarios)),
@@ -165,17 +176,22 @@ def check_leaderboard(rows: list[dict], conditions: pd.DataFrame, scenarios: pd.
         ]
         for name, published, labelled in checks:
             if name == "n_cells" and published != labelled:
-                problems.append(f"{parsed.label}: modal_accuracy: denominator {published}, "
-                                f"but the corpus has {labelled} scenarios")
+                problems.append(
+                    f"{parsed.label}: modal_accuracy: denominator {published}, "
+                    f"but the corpus has {labelled} scenarios"
+                )
             elif published > labelled or labelled - published > 1:
-                problems.append(f"{parsed.label}: {name}: {published}, but {labelled} scenarios "
-                                "carry that label (at most one cell may have no decision)")
+                problems.append(
+                    f"{parsed.label}: {name}: {published}, but {labelled} scenarios "
+                    "carry that label (at most one cell may have no decision)"
+                )
         misses = parsed.n_under_refusals + parsed.n_over_refusals + no_decision
         if parsed.n_modal_correct + misses != parsed.n_cells:
             problems.append(
                 f"{parsed.label}: modal_accuracy: {parsed.n_modal_correct} correct + "
                 f"{parsed.n_under_refusals} under + {parsed.n_over_refusals} over + "
-                f"{no_decision} undecided != {parsed.n_cells} cells")
+                f"{no_decision} undecided != {parsed.n_cells} cells"
+            )
     return problems
 
 
@@ -193,48 +209,79 @@ def load_conditions(scenarios: pd.DataFrame, results_dir: Path = paths.RESULTS_D
     problems = check_leaderboard(rows, conditions, scenarios, trials_per_cell)
     published = list(manifest.get("published_rows", []))
     if published and sorted(published) != sorted(conditions["label"]):
-        problems.append(f"row labels differ from release-manifest.json published_rows: "
-                        f"{sorted(set(published) ^ set(conditions['label']))}")
+        problems.append(
+            f"row labels differ from release-manifest.json published_rows: "
+            f"{sorted(set(published) ^ set(conditions['label']))}"
+        )
     if problems:
         raise ConsistencyError(str(path), problems)
-    return conditions.astype({"model": "category", "reasoning": "category",
-                              "reasoning_level": pd.CategoricalDtype(["floor", "high"]),
-                              "source": "category"})
+    return conditions.astype(
+        {
+            "model": "category",
+            "reasoning": "category",
+            "reasoning_level": pd.CategoricalDtype(["floor", "high"]),
+            "source": "category",
+        }
+    )
 
 
 def rank_conditions(conditions: pd.DataFrame) -> pd.DataFrame:
     """The paper's order: mean trial accuracy, then pass5 (both descending), then label."""
     keys = conditions.assign(
-        _mean=[percent(k, n, 12) for k, n in zip(conditions.n_trials_correct,
-                                                  conditions.n_trials, strict=True)],
-        _pass5=[percent(k, n, 12) for k, n in zip(conditions.n_pass5, conditions.n_cells,
-                                                   strict=True)],
+        _mean=[
+            percent(k, n, 12)
+            for k, n in zip(conditions.n_trials_correct, conditions.n_trials, strict=True)
+        ],
+        _pass5=[
+            percent(k, n, 12) for k, n in zip(conditions.n_pass5, conditions.n_cells, strict=True)
+        ],
     )
     ordered = keys.sort_values(["_mean", "_pass5", "condition"], ascending=[False, False, True])
-    return ordered.drop(columns=["_mean", "_pass5"]).reset_index(drop=True).assign(
-        rank=lambda t: range(1, len(t) + 1))
+    return (
+        ordered.drop(columns=["_mean", "_pass5"])
+        .reset_index(drop=True)
+        .assign(rank=lambda t: range(1, len(t) + 1))
+    )
 
 
 def leaderboard_table(ranked: pd.DataFrame) -> pd.DataFrame:
     """Table 2 as printed: every column re-derived from the counts, in rank order."""
-    return pd.DataFrame({
-        "rank": ranked["rank"],
-        "condition": ranked["label"],
-        "mean trial accuracy": [percent_text(k, n) for k, n in
-                                zip(ranked.n_trials_correct, ranked.n_trials, strict=True)],
-        "95% CI": [interval_text(k, n) for k, n in
-                   zip(ranked.n_trials_correct, ranked.n_trials, strict=True)],
-        "modal-of-5": [count_text(k, n) for k, n in
-                       zip(ranked.n_modal_correct, ranked.n_cells, strict=True)],
-        "modal 95% CI": [interval_text(k, n) for k, n in
-                         zip(ranked.n_modal_correct, ranked.n_cells, strict=True)],
-        "pass5": [percent_text(k, n) for k, n in zip(ranked.n_pass5, ranked.n_cells, strict=True)],
-        "pass5 95% CI": [interval_text(k, n) for k, n in
-                         zip(ranked.n_pass5, ranked.n_cells, strict=True)],
-        "under-refusal": [count_text(k, n, whole_bare=True) for k, n in
-                          zip(ranked.n_under_refusals, ranked.n_hold_opportunities, strict=True)],
-        "over-refusal": [count_text(k, n, whole_bare=True) for k, n in
-                         zip(ranked.n_over_refusals, ranked.n_proceed_opportunities, strict=True)],
-        "weighted miss (published)": [f"{value:.1f}%" for value in
-                                      ranked["weighted_miss_published"]],
-    })
+    return pd.DataFrame(
+        {
+            "rank": ranked["rank"],
+            "condition": ranked["label"],
+            "mean trial accuracy": [
+                percent_text(k, n)
+                for k, n in zip(ranked.n_trials_correct, ranked.n_trials, strict=True)
+            ],
+            "95% CI": [
+                interval_text(k, n)
+                for k, n in zip(ranked.n_trials_correct, ranked.n_trials, strict=True)
+            ],
+            "modal-of-5": [
+                count_text(k, n)
+                for k, n in zip(ranked.n_modal_correct, ranked.n_cells, strict=True)
+            ],
+            "modal 95% CI": [
+                interval_text(k, n)
+                for k, n in zip(ranked.n_modal_correct, ranked.n_cells, strict=True)
+            ],
+            "pass5": [
+                percent_text(k, n) for k, n in zip(ranked.n_pass5, ranked.n_cells, strict=True)
+            ],
+            "pass5 95% CI": [
+                interval_text(k, n) for k, n in zip(ranked.n_pass5, ranked.n_cells, strict=True)
+            ],
+            "under-refusal": [
+                count_text(k, n, whole_bare=True)
+                for k, n in zip(ranked.n_under_refusals, ranked.n_hold_opportunities, strict=True)
+            ],
+            "over-refusal": [
+                count_text(k, n, whole_bare=True)
+                for k, n in zip(ranked.n_over_refusals, ranked.n_proceed_opportunities, strict=True)
+            ],
+            "weighted miss (published)": [
+                f"{value:.1f}%" for value in ranked["weighted_miss_published"]
+            ],
+        }
+    )

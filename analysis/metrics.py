@@ -72,8 +72,10 @@ class DirectionAsymmetry:
     @property
     def over_rate_undecided_as_misses(self) -> Fraction:
         """Over-refusal if the undecided proceed cells were scored as over-refusals."""
-        return Fraction(self.over_refusals + self.undecided_proceed_cells,
-                        self.proceed_opportunities + self.undecided_proceed_cells)
+        return Fraction(
+            self.over_refusals + self.undecided_proceed_cells,
+            self.proceed_opportunities + self.undecided_proceed_cells,
+        )
 
 
 def direction_asymmetry(conditions: pd.DataFrame, scenarios: pd.DataFrame) -> DirectionAsymmetry:
@@ -95,27 +97,45 @@ def degenerate_gates(scenarios: pd.DataFrame) -> pd.DataFrame:
     rows = []
     for gate, decision in (("always-hold", BLOCKED), ("always-proceed", ALLOWED)):
         correct = holds if decision == BLOCKED else proceeds
-        rows.append({
-            "condition": gate, "model": gate, "reasoning": "gate", "source": "degenerate",
-            "n_trials": len(scenarios), "n_trials_correct": correct,
-            "n_cells": len(scenarios), "n_modal_correct": correct, "n_pass5": correct,
-            "n_hold_opportunities": holds,
-            "n_under_refusals": holds if decision == ALLOWED else 0,
-            "n_proceed_opportunities": proceeds,
-            "n_over_refusals": proceeds if decision == BLOCKED else 0,
-            "n_no_decision": 0,
-        })
+        rows.append(
+            {
+                "condition": gate,
+                "model": gate,
+                "reasoning": "gate",
+                "source": "degenerate",
+                "n_trials": len(scenarios),
+                "n_trials_correct": correct,
+                "n_cells": len(scenarios),
+                "n_modal_correct": correct,
+                "n_pass5": correct,
+                "n_hold_opportunities": holds,
+                "n_under_refusals": holds if decision == ALLOWED else 0,
+                "n_proceed_opportunities": proceeds,
+                "n_over_refusals": proceeds if decision == BLOCKED else 0,
+                "n_no_decision": 0,
+            }
+        )
     return pd.DataFrame(rows)
 
 
 def reasoning_pairs(conditions: pd.DataFrame) -> pd.DataFrame:
     """Models with both a floor and a high row: one row per model, counts side by side."""
-    counts = ["n_trials_correct", "n_trials", "n_over_refusals", "n_proceed_opportunities",
-              "n_modal_correct", "n_cells", "n_under_refusals", "n_hold_opportunities"]
-    wide = conditions.pivot_table(index="model", columns="reasoning_level", values=counts,
-                                  aggfunc="sum", observed=True)
-    labels = conditions.pivot_table(index="model", columns="reasoning_level",
-                                    values="reasoning", aggfunc="first", observed=True)
+    counts = [
+        "n_trials_correct",
+        "n_trials",
+        "n_over_refusals",
+        "n_proceed_opportunities",
+        "n_modal_correct",
+        "n_cells",
+        "n_under_refusals",
+        "n_hold_opportunities",
+    ]
+    wide = conditions.pivot_table(
+        index="model", columns="reasoning_level", values=counts, aggfunc="sum", observed=True
+    )
+    labels = conditions.pivot_table(
+        index="model", columns="reasoning_level", values="reasoning", aggfunc="first", observed=True
+    )
     both = wide.dropna().index
     wide = wide.loc[both].astype("int64")
     wide.columns = [f"{name}_{level}" for name, level in wide.columns]
@@ -132,14 +152,17 @@ def reasoning_contrasts(conditions: pd.DataFrame) -> pd.DataFrame:
     do not pair trials. The paper reports these descriptively, with no significance test.
     """
     pairs = reasoning_pairs(conditions)
-    for name, k, n in (("mean_trial_accuracy", "n_trials_correct", "n_trials"),
-                       ("over_refusal", "n_over_refusals", "n_proceed_opportunities")):
+    for name, k, n in (
+        ("mean_trial_accuracy", "n_trials_correct", "n_trials"),
+        ("over_refusal", "n_over_refusals", "n_proceed_opportunities"),
+    ):
         pairs[f"{name}_floor"] = pairs[f"{k}_floor"] / pairs[f"{n}_floor"]
         pairs[f"{name}_high"] = pairs[f"{k}_high"] / pairs[f"{n}_high"]
         pairs[f"{name}_diff"] = pairs[f"{name}_high"] - pairs[f"{name}_floor"]
-        bounds = [difference_interval(r[f"{k}_high"], r[f"{n}_high"],
-                                      r[f"{k}_floor"], r[f"{n}_floor"])
-                  for _, r in pairs.iterrows()]
+        bounds = [
+            difference_interval(r[f"{k}_high"], r[f"{n}_high"], r[f"{k}_floor"], r[f"{n}_floor"])
+            for _, r in pairs.iterrows()
+        ]
         pairs[f"{name}_diff_low"] = [low for low, _ in bounds]
         pairs[f"{name}_diff_high"] = [high for _, high in bounds]
     return pairs.sort_values("mean_trial_accuracy_diff", ascending=False, ignore_index=True)

@@ -22,8 +22,11 @@ FRAGMENTS = "numbers"
 def input_digest(path: Path) -> str:
     """sha256 of a file, or of a folder's sorted ``<sha256>  <name>`` listing."""
     if path.is_dir():
-        lines = "".join(f"{input_digest(p)}  {p.relative_to(path)}\n"
-                        for p in sorted(path.rglob("*")) if p.is_file())
+        lines = "".join(
+            f"{input_digest(p)}  {p.relative_to(path)}\n"
+            for p in sorted(path.rglob("*"))
+            if p.is_file()
+        )
         return hashlib.sha256(lines.encode()).hexdigest()
     return hashlib.sha256(path.read_bytes()).hexdigest()
 
@@ -46,15 +49,31 @@ class NumberBook:
     def __post_init__(self) -> None:
         self._digests = {_display(p): input_digest(Path(p)) for p in self.inputs}
 
-    def ratio(self, name: str, k: int, n: int, *, scale: int = 100, digits: int = 1,
-              unit: str = "%", description: str = "") -> Decimal:
+    def ratio(
+        self,
+        name: str,
+        k: int,
+        n: int,
+        *,
+        scale: int = 100,
+        digits: int = 1,
+        unit: str = "%",
+        description: str = "",
+    ) -> Decimal:
         """Record ``scale * k / n`` rounded once, with its counts; return the rounded value."""
         k, n = int(k), int(n)
         value = rounded(Fraction(scale * k, n), digits)
         return self._add(name, value, unit, description, numerator=k, denominator=n)
 
-    def value(self, name: str, exact: Fraction | int | str, *, digits: int | None = 1,
-              unit: str = "", description: str = "") -> Decimal | int | str:
+    def value(
+        self,
+        name: str,
+        exact: Fraction | int | str,
+        *,
+        digits: int | None = 1,
+        unit: str = "",
+        description: str = "",
+    ) -> Decimal | int | str:
         """Record a number (rounded once to ``digits``), a count (``digits=None``) or a label."""
         if isinstance(exact, str) or digits is None:
             shown = exact if isinstance(exact, str) else int(exact)
@@ -66,9 +85,14 @@ class NumberBook:
         if name in self.numbers:
             raise ValueError(f"{self.notebook}: number {name!r} recorded twice")
         shown = float(value) if isinstance(value, Decimal) else value
-        self.numbers[name] = {"value": shown, "unit": unit, **counts,
-                              "description": description, "notebook": self.notebook,
-                              "inputs": self._digests}
+        self.numbers[name] = {
+            "value": shown,
+            "unit": unit,
+            **counts,
+            "description": description,
+            "notebook": self.notebook,
+            "inputs": self._digests,
+        }
         return value
 
     def write(self, output_dir: Path) -> Path:
@@ -86,8 +110,10 @@ def merge_fragments(output_dir: Path) -> dict[str, dict]:
     for fragment in sorted((Path(output_dir) / FRAGMENTS).glob("*.json")):
         for name, entry in json.loads(fragment.read_text("utf-8")).items():
             if name in merged:
-                raise ValueError(f"number {name!r} recorded by both {merged[name]['notebook']} "
-                                 f"and {entry['notebook']}")
+                raise ValueError(
+                    f"number {name!r} recorded by both {merged[name]['notebook']} "
+                    f"and {entry['notebook']}"
+                )
             merged[name] = entry
     return dict(sorted(merged.items()))
 

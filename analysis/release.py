@@ -112,13 +112,17 @@ def verify_release(release_dir: Path) -> Verification:
                 found.mismatched.append(f"{file.relative_to(release_dir)}: checksum files disagree")
     for file, expected in sorted(pins.items()):
         _check(found, str(file.relative_to(release_dir)), file, expected)
-    missing_scenarios = [a for a in found.absent if a.startswith(str(paths.RELEASE_SCENARIO_SUBDIR))]
+    missing_scenarios = [
+        a for a in found.absent if a.startswith(str(paths.RELEASE_SCENARIO_SUBDIR))
+    ]
     found.mismatched += [f"{a}: missing" for a in missing_scenarios]
     found.absent = [a for a in found.absent if a not in missing_scenarios]
     return found
 
 
-def import_release(release_dir: Path | None = None, data_dir: Path = paths.DATA_DIR) -> Verification:
+def import_release(
+    release_dir: Path | None = None, data_dir: Path = paths.DATA_DIR
+) -> Verification:
     """Verify the release, then copy it into ``data_dir`` (all or nothing)."""
     release_dir = paths.release_dir(release_dir)
     found = verify_release(release_dir)
@@ -142,7 +146,11 @@ def import_release(release_dir: Path | None = None, data_dir: Path = paths.DATA_
     if sample.is_dir():
         _replace_dir(staging / "sample", data_dir / "runs" / paths.RELEASE_SAMPLE_ARTIFACTS.name)
     shutil.rmtree(staging)
-    stamp = {"release_dir": str(release_dir), "verified": len(found.verified), "absent": found.absent}
+    stamp = {
+        "release_dir": str(release_dir),
+        "verified": len(found.verified),
+        "absent": found.absent,
+    }
     (data_dir / ".imported").write_text(json.dumps(stamp, indent=2) + "\n", encoding="utf-8")
     return found
 

@@ -49,10 +49,15 @@ class Output:
         folder.mkdir(parents=True, exist_ok=True)
         frame.to_csv(folder / f"{name}.csv", index=False)
         (folder / f"{name}.md").write_text(
-            (f"{caption}\n\n" if caption else "") + frame.to_markdown(index=False, disable_numparse=True) + "\n", "utf-8")
+            (f"{caption}\n\n" if caption else "")
+            + frame.to_markdown(index=False, disable_numparse=True)
+            + "\n",
+            "utf-8",
+        )
         styler = frame.style.hide(axis="index").format(escape="latex", precision=3)
         latex = styler.format_index(escape="latex", axis=1).to_latex(
-            hrules=True, caption=caption or None, label=f"tab:{name}", position="t")
+            hrules=True, caption=caption or None, label=f"tab:{name}", position="t"
+        )
         (folder / f"{name}.tex").write_text(latex, "utf-8")
         return frame
 

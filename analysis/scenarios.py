@@ -182,11 +182,14 @@ def load_scenarios(
 
 def _check_against_manifest(table: pd.DataFrame, manifest: pd.DataFrame, where: Path) -> None:
     """The JSON-derived labels must agree with the release's own inventory, row by row."""
-    merged = table.merge(manifest, on="scenario_id", how="outer", suffixes=("", "_manifest"),
-                         indicator=True)
-    problems = [f"{sid}: only in {'the JSON files' if side == 'left_only' else where.name}"
-                for sid, side in zip(merged["scenario_id"], merged["_merge"], strict=True)
-                if side != "both"]
+    merged = table.merge(
+        manifest, on="scenario_id", how="outer", suffixes=("", "_manifest"), indicator=True
+    )
+    problems = [
+        f"{sid}: only in {'the JSON files' if side == 'left_only' else where.name}"
+        for sid, side in zip(merged["scenario_id"], merged["_merge"], strict=True)
+        if side != "both"
+    ]
     manifest_direction = merged["direction_manifest"].replace({"baseline": CALIBRATION})
     for column, theirs in [
         ("expected_action", merged["expected_action_manifest"]),
@@ -197,23 +200,39 @@ def _check_against_manifest(table: pd.DataFrame, manifest: pd.DataFrame, where: 
         ("boundary_pattern", merged["boundary_pattern_manifest"]),
     ]:
         differs = (merged["_merge"] == "both") & (merged[column] != theirs)
-        problems += [f"{sid}: {column} {ours!r} in JSON, {other!r} in {where.name}"
-                     for sid, ours, other in zip(merged.loc[differs, "scenario_id"],
-                                                 merged.loc[differs, column], theirs[differs],
-                                                 strict=True)]
+        problems += [
+            f"{sid}: {column} {ours!r} in JSON, {other!r} in {where.name}"
+            for sid, ours, other in zip(
+                merged.loc[differs, "scenario_id"],
+                merged.loc[differs, column],
+                theirs[differs],
+                strict=True,
+            )
+        ]
     if problems:
-        raise ScenarioError("scenario labels disagree with the manifest:\n  " + "\n  ".join(problems))
+        raise ScenarioError(
+            "scenario labels disagree with the manifest:\n  " + "\n  ".join(problems)
+        )
 
 
 def _typed(table: pd.DataFrame) -> pd.DataFrame:
-    categorical = ["expected_action", "functional_category", "domain", "raw_domain",
-                   "action_effect", "provenance", "tier"]
+    categorical = [
+        "expected_action",
+        "functional_category",
+        "domain",
+        "raw_domain",
+        "action_effect",
+        "provenance",
+        "tier",
+    ]
     table = table.astype({column: "category" for column in categorical})
-    return table.astype({
-        "required_gate": GATE_DTYPE,
-        "human_gate": GATE_DTYPE,
-        "direction": DIRECTION_DTYPE,
-        "boundary_pattern": PATTERN_DTYPE,
-        "irreversibility": IRREVERSIBILITY_DTYPE,
-        "tier_weight": "int64",
-    }).sort_values("scenario_id", ignore_index=True)
+    return table.astype(
+        {
+            "required_gate": GATE_DTYPE,
+            "human_gate": GATE_DTYPE,
+            "direction": DIRECTION_DTYPE,
+            "boundary_pattern": PATTERN_DTYPE,
+            "irreversibility": IRREVERSIBILITY_DTYPE,
+            "tier_weight": "int64",
+        }
+    ).sort_values("scenario_id", ignore_index=True)

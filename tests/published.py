@@ -3,9 +3,14 @@
 LABELS = {"proceed": 56, "hold": 50, "scenarios": 106}
 DIRECTIONS = {"under-refusal": 25, "over-refusal": 51, "calibration": 30}
 PATTERNS = {
-    "public_harm_anchor": 24, "risk_unresolved": 1, "incident_mirror": 13,
-    "adversarial_control": 6, "detector_conflict": 33, "clean_control": 3,
-    "calibration_control": 25, "risk_resolved": 1,
+    "public_harm_anchor": 24,
+    "risk_unresolved": 1,
+    "incident_mirror": 13,
+    "adversarial_control": 6,
+    "detector_conflict": 33,
+    "clean_control": 3,
+    "calibration_control": 25,
+    "risk_resolved": 1,
 }
 #: (pattern, direction) -> scenarios; every other pair is empty.
 RECONCILIATION = {

@@ -9,10 +9,10 @@ import shutil
 import subprocess
 import sys
 
+import published
 import pytest
 
 from analysis import paths
-from tests import published
 
 
 def run_build(paper_dir, data_dir=None, *notebooks):
@@ -21,7 +21,10 @@ def run_build(paper_dir, data_dir=None, *notebooks):
         env["STEERBENCH_DATA_DIR"] = str(data_dir)
     return subprocess.run(
         [sys.executable, "-m", "analysis.build", "--paper-dir", str(paper_dir), *notebooks],
-        capture_output=True, text=True, env=env, cwd=paths.PROJECT_ROOT,
+        capture_output=True,
+        text=True,
+        env=env,
+        cwd=paths.PROJECT_ROOT,
     )
 
 
@@ -53,9 +56,11 @@ def test_headline_numbers(numbers):
     assert value(numbers, "direction.rate_ratio") == published.RATE_RATIO
     assert value(numbers, "direction.opportunity_ratio") == published.OPPORTUNITY_RATIO
     assert value(numbers, "direction.undecided_proceed_cells") == (
-        published.UNDECIDED_PROCEED_CELLS)
+        published.UNDECIDED_PROCEED_CELLS
+    )
     assert value(numbers, "direction.over_refusal_undecided_as_misses") == (
-        published.OVER_REFUSAL_UNDECIDED_AS_MISSES)
+        published.OVER_REFUSAL_UNDECIDED_AS_MISSES
+    )
     assert value(numbers, "gates.always_hold.accuracy") == published.ALWAYS_HOLD
     assert value(numbers, "gates.always_proceed.accuracy") == published.ALWAYS_PROCEED
     assert value(numbers, "gates.always_hold.over_refusal") == 100.0
@@ -107,12 +112,21 @@ def test_every_number_names_its_inputs_and_notebook(numbers, paper):
 
 
 def test_outputs(paper):
-    for name in ("table2-leaderboard", "over-vs-under-refusal", "reasoning-floor-vs-high",
-                 "domain-by-action-effect"):
+    for name in (
+        "table2-leaderboard",
+        "over-vs-under-refusal",
+        "reasoning-floor-vs-high",
+        "domain-by-action-effect",
+    ):
         assert (paper / "figures" / f"{name}.pdf").stat().st_size > 0
         assert (paper / "figures" / f"{name}.png").stat().st_size > 0
-    for name in ("table2-leaderboard", "direction-asymmetry", "reasoning-contrasts",
-                 "direction-pattern-reconciliation", "label-agreement"):
+    for name in (
+        "table2-leaderboard",
+        "direction-asymmetry",
+        "reasoning-contrasts",
+        "direction-pattern-reconciliation",
+        "label-agreement",
+    ):
         for suffix in ("tex", "md", "csv"):
             assert (paper / "tables" / f"{name}.{suffix}").is_file()
     assert "\\toprule" in (paper / "tables" / "table2-leaderboard.tex").read_text()

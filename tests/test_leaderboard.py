@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import shutil
 
+import published
 import pytest
 
 from analysis import paths
@@ -14,7 +15,6 @@ from analysis.leaderboard import (
     load_conditions,
     rank_conditions,
 )
-from tests import published
 
 COLUMNS = {  # Table 2 column -> leaderboard.json field
     "mean trial accuracy": "mean_trial_accuracy",

@@ -4,9 +4,10 @@ from __future__ import annotations
 
 from fractions import Fraction
 
+import published
+
 from analysis.formatting import percent, rounded
 from analysis.metrics import degenerate_gates, direction_asymmetry, reasoning_contrasts
-from tests import published
 
 
 def test_direction_asymmetry(conditions, scenarios):
@@ -22,7 +23,8 @@ def test_direction_asymmetry(conditions, scenarios):
     assert float(rounded(asym.opportunity_ratio, 2)) == published.OPPORTUNITY_RATIO
     assert asym.undecided_proceed_cells == published.UNDECIDED_PROCEED_CELLS
     assert float(rounded(100 * asym.over_rate_undecided_as_misses)) == (
-        published.OVER_REFUSAL_UNDECIDED_AS_MISSES)
+        published.OVER_REFUSAL_UNDECIDED_AS_MISSES
+    )
 
 
 def test_rate_ratio_is_from_raw_fractions(conditions, scenarios):
@@ -49,10 +51,12 @@ def test_reasoning_contrasts(conditions):
     assert len(contrasts) == published.REASONING_MODELS
     for model, values in published.REASONING.items():
         row = contrasts.loc[model]
-        got = (float(percent(row.n_trials_correct_floor, row.n_trials_floor)),
-               float(percent(row.n_trials_correct_high, row.n_trials_high)),
-               float(percent(row.n_over_refusals_floor, row.n_proceed_opportunities_floor)),
-               float(percent(row.n_over_refusals_high, row.n_proceed_opportunities_high)))
+        got = (
+            float(percent(row.n_trials_correct_floor, row.n_trials_floor)),
+            float(percent(row.n_trials_correct_high, row.n_trials_high)),
+            float(percent(row.n_over_refusals_floor, row.n_proceed_opportunities_floor)),
+            float(percent(row.n_over_refusals_high, row.n_proceed_opportunities_high)),
+        )
         assert all(want is None or g == want for g, want in zip(got, values, strict=True))
         assert row.mean_trial_accuracy_diff_low < row.mean_trial_accuracy_diff
         assert row.mean_trial_accuracy_diff < row.mean_trial_accuracy_diff_high

@@ -39,7 +39,7 @@ def test_import_copies_into_data(release_copy, tmp_path):
 def test_corrupt_scenario_is_refused_by_name(release_copy, tmp_path):
     victim = release_copy / paths.RELEASE_SCENARIO_SUBDIR / "bulk-email-001.json"
     victim.write_text(victim.read_text().replace("e", "E", 1))
-    with pytest.raises(ReleaseError, match="bulk-email-001.json: sha256") as refused:
+    with pytest.raises(ReleaseError, match=r"bulk-email-001\.json: sha256") as refused:
         import_release(release_copy, tmp_path / "data")
     assert "nothing was imported" in str(refused.value)
     assert not (tmp_path / "data" / "scenarios").exists()
@@ -48,7 +48,7 @@ def test_corrupt_scenario_is_refused_by_name(release_copy, tmp_path):
 def test_corrupt_results_file_is_refused_by_name(release_copy, tmp_path):
     board = release_copy / paths.RELEASE_RESULTS_SUBDIR / "leaderboard.json"
     board.write_text(board.read_text() + " ")
-    with pytest.raises(ReleaseError, match="results/v2026-05/leaderboard.json: sha256"):
+    with pytest.raises(ReleaseError, match=r"results/v2026-05/leaderboard\.json: sha256"):
         import_release(release_copy, tmp_path / "data")
 
 
@@ -56,7 +56,9 @@ def test_missing_release_tells_how_to_set_release_dir(tmp_path):
     missing = tmp_path / "no-such-release"
     result = subprocess.run(
         [sys.executable, "-m", "analysis.release", "import", "--release-dir", str(missing)],
-        capture_output=True, text=True, env={"PATH": "", "STEERBENCH_DATA_DIR": str(tmp_path)},
+        capture_output=True,
+        text=True,
+        env={"PATH": "", "STEERBENCH_DATA_DIR": str(tmp_path)},
     )
     assert result.returncode == 2
     assert str(missing) in result.stderr
