@@ -44,17 +44,24 @@ class Output:
         return folder / f"{name}.png"
 
     def table(self, frame: pd.DataFrame, name: str, caption: str = "") -> pd.DataFrame:
-        """Write ``frame`` as ``tables/<name>.tex`` (booktabs), ``.md`` and ``.csv``."""
+        """Write ``frame`` as ``tables/<name>.tex`` (booktabs), ``.md`` and ``.csv``.
+
+        The CSV keeps full precision; Markdown and LaTeX show fractions to three decimals.
+        """
         folder = self.root / "tables"
         folder.mkdir(parents=True, exist_ok=True)
         frame.to_csv(folder / f"{name}.csv", index=False)
-        (folder / f"{name}.md").write_text(
-            (f"{caption}\n\n" if caption else "")
-            + frame.to_markdown(index=False, disable_numparse=True)
-            + "\n",
-            "utf-8",
+        shown = frame.assign(
+            **{
+                column: frame[column].map(lambda v: "–" if pd.isna(v) else f"{v:.3f}")
+                for column in frame.select_dtypes("float").columns
+            }
         )
-        styler = frame.style.hide(axis="index").format(escape="latex", precision=3)
+        markdown = shown.to_markdown(index=False, disable_numparse=True)
+        (folder / f"{name}.md").write_text(
+            (f"{caption}\n\n" if caption else "") + markdown + "\n", "utf-8"
+        )
+        styler = frame.style.hide(axis="index").format(escape="latex", precision=3, na_rep="–")
         latex = styler.format_index(escape="latex", axis=1).to_latex(
             hrules=True, caption=caption or None, label=f"tab:{name}", position="t"
         )

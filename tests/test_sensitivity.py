@@ -5,11 +5,7 @@ from __future__ import annotations
 from fractions import Fraction
 
 import pandas as pd
-
-try:
-    from tests.test_breakdowns import hand_cells, hand_scenarios
-except ModuleNotFoundError:
-    from test_breakdowns import hand_cells, hand_scenarios
+from test_breakdowns import hand_cells, hand_scenarios
 
 from analysis.scenarios import load_scenarios
 from analysis.sensitivity import (

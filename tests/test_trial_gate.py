@@ -4,11 +4,7 @@ from __future__ import annotations
 
 import pandas as pd
 import pytest
-
-try:
-    from tests.test_breakdowns import hand_cells
-except ModuleNotFoundError:
-    from test_breakdowns import hand_cells
+from test_breakdowns import hand_cells
 
 from analysis.leaderboard import ConsistencyError
 from analysis.scoring import condition_scores
