@@ -37,14 +37,13 @@ def with_rates(conditions: pd.DataFrame) -> pd.DataFrame:
 
 
 @dataclass(frozen=True)
-class DirectionAsymmetry:
-    """Pooled over- and under-refusal over every (scenario, condition) cell."""
+class Directional:
+    """Pooled modal over- and under-refusal counts."""
 
     over_refusals: int
     proceed_opportunities: int
     under_refusals: int
     hold_opportunities: int
-    undecided_proceed_cells: int
 
     @property
     def over_rate(self) -> Fraction:
@@ -68,6 +67,13 @@ class DirectionAsymmetry:
     def rate_ratio(self) -> Fraction:
         """Over-refusal rate over under-refusal rate."""
         return self.over_rate / self.under_rate
+
+
+@dataclass(frozen=True)
+class DirectionAsymmetry(Directional):
+    """The headline: pooled directional counts of all conditions, with undecided cells."""
+
+    undecided_proceed_cells: int = 0
 
     @property
     def over_rate_undecided_as_misses(self) -> Fraction:

@@ -13,30 +13,13 @@ from fractions import Fraction
 import pandas as pd
 
 from analysis.breakdowns import CONFLICT, MIRROR, scored_cells
+from analysis.metrics import Directional
 from analysis.vocabulary import ALLOWED, BLOCKED
 
 #: Words that mark a mirror as a credit or a hiring decision.
 CREDIT_HIRING = re.compile(r"credit|hiring|recruit", re.IGNORECASE)
 #: Scenario fields searched for ``CREDIT_HIRING``.
 MIRROR_TEXT_FIELDS = ("domain", "raw_domain", "tags", "title", "mirror_incident")
-
-
-@dataclass(frozen=True)
-class Directional:
-    """Pooled modal over- and under-refusal counts."""
-
-    over_refusals: int
-    proceed_opportunities: int
-    under_refusals: int
-    hold_opportunities: int
-
-    @property
-    def over_rate(self) -> Fraction:
-        return Fraction(self.over_refusals, self.proceed_opportunities)
-
-    @property
-    def under_rate(self) -> Fraction:
-        return Fraction(self.under_refusals, self.hold_opportunities)
 
 
 def directional(cells: pd.DataFrame, gates: pd.Series | None = None) -> Directional:
