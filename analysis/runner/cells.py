@@ -2,21 +2,32 @@
 
 from __future__ import annotations
 
-from collections import Counter
 from collections.abc import Sequence
 from typing import Any
+
+import numpy as np
+
+from analysis.scoring import NO_DECISION, modal_count, modal_decision
+from analysis.vocabulary import ALLOWED, BLOCKED, GATES
 
 FIRST_K_LEVELS = (1, 3, 5)
 
 
 def modal_permission(permissions: Sequence[str | None]) -> tuple[str | None, int]:
-    """The most common non-null permission and its count; ties go to the first seen."""
-    counts = Counter(p for p in permissions if p is not None)
-    if not counts:
-        return None, 0
-    best = max(counts.values())
-    first = next(p for p in permissions if p is not None and counts[p] == best)
-    return first, best
+    """The modal permission and its count, by the published rule of
+    :func:`analysis.scoring.modal_decision` (nulls ignored, ties to the value seen first)."""
+
+    def first(value: str) -> int:
+        return next((i for i, p in enumerate(permissions) if p == value), len(permissions))
+
+    n_allowed = np.array([sum(p == ALLOWED for p in permissions)])
+    n_blocked = np.array([sum(p == BLOCKED for p in permissions)])
+    code = int(
+        modal_decision(
+            n_allowed, n_blocked, np.array([first(ALLOWED)]), np.array([first(BLOCKED)])
+        )[0]
+    )
+    return (None if code == NO_DECISION else GATES[code]), int(modal_count(n_allowed, n_blocked)[0])
 
 
 def score_cell(permissions: Sequence[str | None], required: str) -> dict[str, Any]:
