@@ -246,42 +246,25 @@ def rank_conditions(conditions: pd.DataFrame) -> pd.DataFrame:
 
 def leaderboard_table(ranked: pd.DataFrame) -> pd.DataFrame:
     """Table 2 as printed: every column re-derived from the counts, in rank order."""
+
+    def column(render, k: str, n: str) -> list[str]:
+        return [render(a, b) for a, b in zip(ranked[k], ranked[n], strict=True)]
+
+    def rate(a: int, b: int) -> str:
+        return count_text(a, b, whole_bare=True)
+
     return pd.DataFrame(
         {
             "rank": ranked["rank"],
             "condition": ranked["label"],
-            "mean trial accuracy": [
-                percent_text(k, n)
-                for k, n in zip(ranked.n_trials_correct, ranked.n_trials, strict=True)
-            ],
-            "95% CI": [
-                interval_text(k, n)
-                for k, n in zip(ranked.n_trials_correct, ranked.n_trials, strict=True)
-            ],
-            "modal-of-5": [
-                count_text(k, n)
-                for k, n in zip(ranked.n_modal_correct, ranked.n_cells, strict=True)
-            ],
-            "modal 95% CI": [
-                interval_text(k, n)
-                for k, n in zip(ranked.n_modal_correct, ranked.n_cells, strict=True)
-            ],
-            "pass5": [
-                percent_text(k, n) for k, n in zip(ranked.n_pass5, ranked.n_cells, strict=True)
-            ],
-            "pass5 95% CI": [
-                interval_text(k, n) for k, n in zip(ranked.n_pass5, ranked.n_cells, strict=True)
-            ],
-            "under-refusal": [
-                count_text(k, n, whole_bare=True)
-                for k, n in zip(ranked.n_under_refusals, ranked.n_hold_opportunities, strict=True)
-            ],
-            "over-refusal": [
-                count_text(k, n, whole_bare=True)
-                for k, n in zip(ranked.n_over_refusals, ranked.n_proceed_opportunities, strict=True)
-            ],
-            "weighted miss (published)": [
-                f"{value:.1f}%" for value in ranked["weighted_miss_published"]
-            ],
+            "mean trial accuracy": column(percent_text, "n_trials_correct", "n_trials"),
+            "95% CI": column(interval_text, "n_trials_correct", "n_trials"),
+            "modal-of-5": column(count_text, "n_modal_correct", "n_cells"),
+            "modal 95% CI": column(interval_text, "n_modal_correct", "n_cells"),
+            "pass5": column(percent_text, "n_pass5", "n_cells"),
+            "pass5 95% CI": column(interval_text, "n_pass5", "n_cells"),
+            "under-refusal": column(rate, "n_under_refusals", "n_hold_opportunities"),
+            "over-refusal": column(rate, "n_over_refusals", "n_proceed_opportunities"),
+            "weighted miss (published)": [f"{v:.1f}%" for v in ranked["weighted_miss_published"]],
         }
     )

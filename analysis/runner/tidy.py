@@ -9,16 +9,10 @@ from pathlib import Path
 from typing import Any
 
 from analysis.runner.gates import REFERENCE_KIND
+from analysis.verdicts import TRIAL_COLUMNS
 
-TIDY_COLUMNS = (
-    "scenario_id",
-    "model",
-    "reasoning",
-    "trial",
-    "commit_permission",
-    "status",
-    "source",
-)
+#: The trials table's columns less ``condition``, which the loader derives.
+TIDY_COLUMNS = tuple(column for column in TRIAL_COLUMNS if column != "condition")
 
 
 def _trial_rows(root: Path) -> Iterator[dict[str, Any]]:
