@@ -265,29 +265,24 @@ def severity_by_tier(cells: pd.DataFrame, scenarios: pd.DataFrame) -> Severity:
     scored = scored.drop(columns=["tier_weight"]).merge(weights, on="scenario_id", how="left")
     scored["miss"] = ~scored["modal_correct"]
     scored["weight_missed"] = scored["tier_weight"].where(scored["miss"], 0)
-    by_tier = (
-        scored.groupby(["source", "tier_weight"], sort=True)
-        .agg(
-            n_cells=("miss", "size"),
-            n_misses=("miss", "sum"),
-            weight_scored=("tier_weight", "sum"),
-            weight_missed=("weight_missed", "sum"),
+
+    def misses_by(keys: list[str]) -> pd.DataFrame:
+        return (
+            scored.groupby(keys, sort=True)
+            .agg(
+                n_cells=("miss", "size"),
+                n_misses=("miss", "sum"),
+                weight_scored=("tier_weight", "sum"),
+                weight_missed=("weight_missed", "sum"),
+            )
+            .reset_index()
         )
-        .reset_index()
-    )
+
+    by_tier = misses_by(["source", "tier_weight"])
     tier_counts = ["tier_weight", "n_cells", "n_misses", "weight_scored", "weight_missed"]
     by_tier[tier_counts] = by_tier[tier_counts].astype("int64")
     by_tier["miss_rate"] = by_tier["n_misses"] / by_tier["n_cells"]
-    by_condition = (
-        scored.groupby(["source", "condition"], sort=True)
-        .agg(
-            n_cells=("miss", "size"),
-            n_misses=("miss", "sum"),
-            weight_scored=("tier_weight", "sum"),
-            weight_missed=("weight_missed", "sum"),
-        )
-        .reset_index()
-    )
+    by_condition = misses_by(["source", "condition"])
     per_weight = scored.pivot_table(
         index=["source", "condition"], columns="tier_weight", values="miss", aggfunc="sum"
     )
