@@ -104,23 +104,35 @@ class HumanRelabelCheck:
         return Fraction(self.n_correct, self.n_cells)
 
 
+def human_gates(cells: pd.DataFrame, scenarios: pd.DataFrame) -> pd.Series:
+    """Each cell's scenario ``human_gate`` (the three-rater majority), aligned with ``cells``."""
+    human = scenarios.set_index(scenarios["scenario_id"].astype(str))["human_gate"].astype(object)
+    return pd.Series(
+        cells["scenario_id"].astype(str).map(human).to_numpy(), index=cells.index, dtype=object
+    )
+
+
+def relabelled_cells(cells: pd.DataFrame, scenarios: pd.DataFrame) -> pd.DataFrame:
+    """``cells`` re-scored against the human majority: ``modal_correct`` is true when the
+    modal decision equals the scenario's ``human_gate`` (no modal decision = incorrect), so
+    any cell table (e.g. :func:`analysis.breakdowns.mirror_gap`) can be read under it."""
+    modal = cells["modal_decision"].astype(object).to_numpy()
+    gates = human_gates(cells, scenarios).to_numpy()
+    return cells.assign(modal_correct=pd.notna(modal) & (modal == gates))
+
+
 def relabelled_by_humans(cells: pd.DataFrame, scenarios: pd.DataFrame) -> HumanRelabelCheck:
     """Directional rates when each cell's required gate is replaced by the scenario's
     ``human_gate``: over = modal ``blocked`` on a human-``allowed`` scenario, under = modal
     ``allowed`` on a human-``blocked`` one (directionally scored cells); plus modal accuracy
     against the human gate over modal-scored cells (no modal decision = incorrect)."""
-    human = scenarios.set_index(scenarios["scenario_id"].astype(str))["human_gate"].astype(object)
-    gates = pd.Series(
-        cells["scenario_id"].astype(str).map(human).to_numpy(), index=cells.index, dtype=object
-    )
     modal_scored = cells["modal_scored"].to_numpy(dtype=bool)
-    modal = cells["modal_decision"].astype(object).to_numpy()
-    correct = modal_scored & pd.notna(modal) & (modal == gates.to_numpy())
+    correct = modal_scored & relabelled_cells(cells, scenarios)["modal_correct"].to_numpy()
     changed = scenarios["human_gate"].astype(object) != scenarios["required_gate"].astype(object)
     return HumanRelabelCheck(
         n_relabelled_scenarios=int(changed.sum()),
         baseline=directional(cells),
-        relabelled=directional(cells, gates),
+        relabelled=directional(cells, human_gates(cells, scenarios)),
         n_cells=int(modal_scored.sum()),
         n_correct=int(correct.sum()),
     )

@@ -7,12 +7,14 @@ from fractions import Fraction
 import pandas as pd
 from test_breakdowns import hand_cells, hand_scenarios
 
+from analysis.breakdowns import mirror_gap
 from analysis.scenarios import load_scenarios
 from analysis.sensitivity import (
     Directional,
     credit_hiring_mirrors,
     directional,
     relabelled_by_humans,
+    relabelled_cells,
     sensitivity_table,
     without_credit_hiring_mirrors,
     without_derived_flags,
@@ -45,6 +47,15 @@ def test_relabelled_by_humans() -> None:
     assert check.n_relabelled_scenarios == 1
     assert check.relabelled == Directional(3, 8, 2, 9)
     assert (check.n_correct, check.n_cells) == (12, 18)
+
+
+def test_mirror_gap_under_human_labels() -> None:
+    # The human majority holds mir-credit: its two blocked modals become right, its allowed
+    # modal wrong, so mirrors go from 5/9 to 6/9 and the gap from 5/18 to 5/6 - 2/3 = 1/6.
+    gap = mirror_gap(relabelled_cells(hand_cells(), hand_scenarios()), hand_scenarios())
+    assert (gap.anchor_correct, gap.anchor_cells) == (5, 6)
+    assert (gap.mirror_correct, gap.mirror_cells) == (6, 9)
+    assert gap.gap == Fraction(1, 6)
 
 
 def test_without_credit_hiring_mirrors() -> None:
