@@ -46,3 +46,9 @@ def rate_text(k: int, n: int) -> str:
 def count_text(k: int, n: int, whole_bare: bool = False) -> str:
     """``"57.5% (61/106)"``: a percentage with its counts; ``whole_bare`` as :func:`rate_text`."""
     return f"{(rate_text if whole_bare else percent_text)(k, n)} ({k}/{n})"
+
+
+def points_text(k1: int, n1: int, k0: int, n0: int) -> str:
+    """``k1/n1 - k0/n0`` in percentage points, signed, rounded once from the exact fractions."""
+    difference = rounded(100 * (Fraction(int(k1), int(n1)) - Fraction(int(k0), int(n0))))
+    return f"{difference:+}"

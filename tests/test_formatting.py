@@ -2,7 +2,7 @@
 
 from fractions import Fraction
 
-from analysis.formatting import count_text, percent, percent_text, rate_text, rounded
+from analysis.formatting import count_text, percent, percent_text, points_text, rate_text, rounded
 
 
 def test_half_up_from_exact_fractions():
@@ -16,3 +16,8 @@ def test_print_styles():
     assert rate_text(14, 56) == "25%"  # rates print whole numbers bare
     assert count_text(0, 50, whole_bare=True) == "0% (0/50)"
     assert count_text(61, 106) == "57.5% (61/106)"
+
+
+def test_differences_in_points_from_counts():
+    assert points_text(405, 530, 310, 530) == "+17.9"  # gpt-5.4-nano, high minus off
+    assert points_text(25, 56, 45, 56) == "-35.7"
