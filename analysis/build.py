@@ -3,7 +3,8 @@
 ``python -m analysis.build`` (``make paper``) first loads the scenario table and the
 published conditions, so that the consistency gate stops a bad release before anything is
 written. It then executes ``notebooks/*.ipynb`` with papermill into a staging folder,
-merges their numbers into ``numbers.json``, renders one HTML report (``index.html``) and
+merges their numbers into ``numbers.json``, renders the HTML report (``index.html``) and
+the typeset report (``paper.pdf``) and
 replaces ``paper/`` with the staging folder only when every step succeeded.
 """
 
@@ -17,12 +18,11 @@ import time
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
-import nbformat
 import papermill
-from nbconvert import HTMLExporter
 
 from analysis import paths
 from analysis.leaderboard import ConsistencyError, load_conditions
+from analysis.paper_pdf import write_documents
 from analysis.provenance import FRAGMENTS, merge_fragments
 from analysis.scenarios import ScenarioError, load_scenarios
 from analysis.verdicts import VerdictError
@@ -43,18 +43,6 @@ def execute(notebook: Path, staging: Path) -> Path:
     return executed
 
 
-def render_report(executed: list[Path], target: Path) -> None:
-    """One HTML page of all executed notebooks, in order, without their code."""
-    combined = nbformat.v4.new_notebook()
-    for path in executed:
-        combined.cells.extend(nbformat.read(path, as_version=4).cells)
-    exporter = HTMLExporter(
-        exclude_input=True, exclude_input_prompt=True, exclude_output_prompt=True
-    )
-    body, _ = exporter.from_notebook_node(combined)
-    target.write_text(body, encoding="utf-8")
-
-
 def build(notebooks: list[Path], paper_dir: Path = paths.PAPER_DIR, workers: int = 2) -> Path:
     """Execute ``notebooks`` and replace ``paper_dir`` with their outputs; all or nothing."""
     scenarios = load_scenarios()
@@ -69,7 +57,7 @@ def build(notebooks: list[Path], paper_dir: Path = paths.PAPER_DIR, workers: int
         shutil.rmtree(staging / FRAGMENTS, ignore_errors=True)
         document = {"release": paths.RELEASE, "numbers": numbers}
         (staging / "numbers.json").write_text(json.dumps(document, indent=2) + "\n", "utf-8")
-        render_report(executed, staging / "index.html")
+        write_documents(staging, executed)
         (staging / STAMP).touch()
     except BaseException:
         shutil.rmtree(staging, ignore_errors=True)

@@ -2,12 +2,19 @@
 
 Each notebook records its numbers in a :class:`NumberBook` and writes one fragment; the
 build merges the fragments into ``numbers.json`` and refuses a name recorded twice.
+
+Names are stable slug paths: lowercase ``[a-z0-9_-]`` segments joined by dots, with model
+and condition names slugged by :func:`slug` (``gpt-5.4-mini (off)`` -> ``gpt-5-4-mini-off``).
+Values computed on anything but the paper's own verdicts live in their own namespace
+(:func:`number_name`): ``reference.`` for the reference policies, ``runs.`` for the sample
+cell and local runs. Every number carries a unit and a description.
 """
 
 from __future__ import annotations
 
 import hashlib
 import json
+import re
 from dataclasses import dataclass, field
 from decimal import Decimal
 from fractions import Fraction
@@ -15,8 +22,46 @@ from pathlib import Path
 
 from analysis import paths
 from analysis.formatting import rounded
+from analysis.latex import latex_escape
 
 FRAGMENTS = "numbers"
+
+#: A citable name: lowercase slug segments joined by dots.
+NAME = re.compile(r"[a-z0-9_-]+(\.[a-z0-9_-]+)*")
+#: Namespaces of numbers computed on other verdicts than the paper's, by trials ``source``.
+SOURCE_NAMESPACES = {"published": None, "reference-gate": "reference", "run": "runs"}
+
+
+def slug(text: str) -> str:
+    """A name segment: lowercase, every run of other characters than ``[a-z0-9_]`` -> ``-``.
+
+    >>> slug("gpt-5.4-mini (off)")
+    'gpt-5-4-mini-off'
+    """
+    return re.sub(r"[^a-z0-9_]+", "-", str(text).lower()).strip("-")
+
+
+def number_name(section: str, *parts: str, source: str = "published") -> str:
+    """``section.part...`` for the paper's verdicts, under ``reference.`` or ``runs.`` otherwise.
+
+    Each part is slugged; a dotted part (``"derived.over_refusal"``) gives several segments.
+    """
+    if source not in SOURCE_NAMESPACES:
+        known = ", ".join(SOURCE_NAMESPACES)
+        raise ValueError(f"unknown verdict source {source!r}; known: {known}")
+    namespace = SOURCE_NAMESPACES[source]
+    segments = [slug(p) for part in (section, *parts) for p in str(part).split(".")]
+    return ".".join([namespace, *segments] if namespace else segments)
+
+
+def check_name(name: str) -> str:
+    """``name`` itself when it is a citable slug path; otherwise a ValueError naming it."""
+    if not NAME.fullmatch(name):
+        raise ValueError(
+            f"number name {name!r} is not a slug path (lowercase [a-z0-9_-] segments joined "
+            "by dots; slug model names with analysis.provenance.slug)"
+        )
+    return name
 
 
 def input_digest(path: Path) -> str:
@@ -82,8 +127,14 @@ class NumberBook:
         return self._add(name, shown, unit, description)
 
     def _add(self, name: str, value, unit: str, description: str, **counts) -> object:
+        try:
+            check_name(name)
+        except ValueError as error:
+            raise ValueError(f"{self.notebook}: {error}") from None
         if name in self.numbers:
             raise ValueError(f"{self.notebook}: number {name!r} recorded twice")
+        if not unit or not description:
+            raise ValueError(f"{self.notebook}: number {name!r} needs a unit and a description")
         shown = float(value) if isinstance(value, Decimal) else value
         self.numbers[name] = {
             "value": shown,
@@ -109,6 +160,7 @@ def merge_fragments(output_dir: Path) -> dict[str, dict]:
     merged: dict[str, dict] = {}
     for fragment in sorted((Path(output_dir) / FRAGMENTS).glob("*.json")):
         for name, entry in json.loads(fragment.read_text("utf-8")).items():
+            check_name(name)
             if name in merged:
                 raise ValueError(
                     f"number {name!r} recorded by both {merged[name]['notebook']} "
@@ -121,3 +173,22 @@ def merge_fragments(output_dir: Path) -> dict[str, dict]:
 def load_numbers(path: Path = paths.PAPER_DIR / "numbers.json") -> dict[str, dict]:
     """The numbers of a built paper."""
     return json.loads(Path(path).read_text("utf-8"))["numbers"]
+
+
+def write_numbers_tex(numbers: dict[str, dict], target: Path) -> Path:
+    """One LaTeX macro per number: ``\\sbnum{direction.over_refusal}`` gives its value.
+
+    Each number is defined as ``\\csname sbnum@<name>\\endcsname`` (its value as recorded;
+    the unit is in ``numbers.json``), so any slug name is a macro name.
+    """
+    lines = [
+        "% Every number of numbers.json, cited by name: \\sbnum{<name>}.",
+        "\\providecommand{\\sbnum}[1]{\\csname sbnum@#1\\endcsname}",
+    ]
+    for name, entry in sorted(numbers.items()):
+        check_name(name)
+        value = latex_escape(entry["value"])
+        lines.append(f"\\expandafter\\def\\csname sbnum@{name}\\endcsname{{{value}}}")
+    target.parent.mkdir(parents=True, exist_ok=True)
+    target.write_text("\n".join(lines) + "\n", "utf-8")
+    return target

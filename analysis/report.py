@@ -1,73 +1,244 @@
 """Writing a notebook's outputs: figures (PDF + PNG), tables (LaTeX, Markdown, CSV), numbers.
 
-A notebook opens one :class:`Output`, writes through it, and closes it; the build gives
-each notebook a staging folder and moves everything into ``paper/`` only when all succeeded.
+A notebook opens one :class:`Output`, writes through it, and closes it. The build gives each
+notebook a staging folder and moves everything into ``paper/`` only when all succeeded; a
+notebook run on its own (``output_dir`` None) writes to ``scratch/`` instead, so that
+``paper/`` always holds one consistent build.
+
+Every figure is shown in the notebook as well as saved, and every table and figure is listed
+with its caption and notebook in a catalogue fragment (``catalogue/<notebook>.json``) that
+the typeset report reads.
 """
 
 from __future__ import annotations
 
+import json
+import re
 from pathlib import Path
 
 import matplotlib as mpl
 import matplotlib.pyplot as plt
 import pandas as pd
+from matplotlib.ticker import PercentFormatter
 
 from analysis import paths
+from analysis.latex import latex_table
 from analysis.provenance import NumberBook
 
-#: Grays for two-level contrasts (e.g. floor vs high, anchor vs mirror).
-GRAYS = ("0.15", "0.6")
+#: Okabe-Ito colours: distinguishable with every common colour-vision deficiency.
+PALETTE = {
+    "black": "#000000",
+    "orange": "#E69F00",
+    "sky": "#56B4E9",
+    "green": "#009E73",
+    "yellow": "#F0E442",
+    "blue": "#0072B2",
+    "vermillion": "#D55E00",
+    "purple": "#CC79A7",
+}
+#: Two-level contrasts (floor vs high, anchor vs mirror, mean vs pass5).
+PAIR = (PALETTE["blue"], PALETTE["orange"])
+#: Kept for notebooks that still import it: the same two colours.
+GRAYS = PAIR
+#: How each verdict source is drawn and named in legends.
+SOURCE_STYLE = {
+    "published": {"color": PALETTE["blue"], "marker": "o", "label": "published verdicts"},
+    "reference-gate": {
+        "color": PALETTE["vermillion"],
+        "marker": "s",
+        "label": "reference policy (not a published result)",
+    },
+    "run": {
+        "color": PALETTE["green"],
+        "marker": "^",
+        "label": "sample cell / local run (not a published result)",
+    },
+}
+#: Where a notebook run outside the build writes.
+SCRATCH_DIR = paths.PROJECT_ROOT / "scratch"
+CATALOGUE = "catalogue"
+
+_RATE = re.compile(r"accuracy|rate|refusal|pass5|share|miss|agreement|match")
+_HEADERS = {
+    "condition": "Condition",
+    "label": "Condition",
+    "model": "Model",
+    "source": "Verdicts",
+    "scenario_id": "Scenario",
+    "boundary_pattern": "Construction pattern",
+    "required_gate": "Required gate",
+    "human_gate": "Human majority gate",
+    "action_effect": "Action effect",
+    "pass5": "pass5",
+    "rank": "Rank",
+}
 
 
 def use_style() -> None:
-    """The house figure style (``figures/steerbench.mplstyle``): grayscale-safe markers."""
+    """The house figure style (``figures/steerbench.mplstyle``): colour-blind-safe palette."""
     mpl.rcParams.update(mpl.rcParamsDefault)
     plt.style.use(paths.FIGURE_STYLE)
+
+
+def source_style(source: str) -> dict:
+    """Colour, marker and legend label of a verdict source (``published``, ...)."""
+    return SOURCE_STYLE.get(
+        str(source), {"color": PALETTE["purple"], "marker": "D", "label": str(source)}
+    )
+
+
+def percent_axis(ax: plt.Axes, axis: str = "x", *, limits: bool = True) -> None:
+    """Label ``axis`` of ``ax`` in percent (values already in 0-100), 0-100 with a margin."""
+    target = ax.xaxis if axis == "x" else ax.yaxis
+    target.set_major_formatter(PercentFormatter(100, decimals=0))
+    if limits:
+        (ax.set_xlim if axis == "x" else ax.set_ylim)(-3, 103)
+
+
+def is_rate(column: str, values: pd.Series) -> bool:
+    """A fraction in [0, 1] named like a rate: shown as a percentage."""
+    if not pd.api.types.is_float_dtype(values) or not _RATE.search(str(column)):
+        return False
+    present = values.dropna()
+    return bool(len(present)) and bool(present.between(0, 1).all())
+
+
+def human_header(column: object) -> str:
+    """A reader's header for a tidy column name (``n_modal_correct`` -> ``Modal correct (n)``)."""
+    text = str(column).strip()
+    if text in _HEADERS:
+        return _HEADERS[text]
+    if " " in text or not re.fullmatch(r"[a-z0-9_]+", text):
+        return text  # already written for a reader
+    suffix = ""
+    for ending, shown in (("_low", " (CI low)"), ("_high", " (CI high)")):
+        if text.endswith(ending) and text != ending.strip("_"):
+            text, suffix = text[: -len(ending)], shown
+    if text.startswith("n_"):
+        text, suffix = text[2:], suffix + " (n)"
+    words = text.replace("_", " ")
+    return (words[:1].upper() + words[1:] + suffix).replace("Pass5", "pass5")
+
+
+def presented(frame: pd.DataFrame) -> pd.DataFrame:
+    """``frame`` as strings for a reader: rates in percent (one decimal), other fractions to
+    three decimals, missing values as a dash, human headers."""
+    shown = {}
+    for column in frame.columns:
+        values = frame[column]
+        if is_rate(column, values):
+            cells = values.map(lambda v: "–" if pd.isna(v) else f"{100 * v:.1f}%")
+        elif pd.api.types.is_float_dtype(values):
+            cells = values.map(lambda v: "–" if pd.isna(v) else f"{v:.3f}")
+        else:
+            cells = values.map(lambda v: "–" if v is None or v is pd.NA else str(v))
+        shown[human_header(column)] = cells.astype(str).tolist()
+    return pd.DataFrame(shown, columns=list(shown))
+
+
+def write_table(folder: Path, frame: pd.DataFrame, name: str, caption: str = "") -> None:
+    """``frame`` as ``<folder>/<name>.csv`` (tidy names, full precision), ``.md`` and
+    ``.tex`` (human headers, rates in percent, other fractions to three decimals)."""
+    folder.mkdir(parents=True, exist_ok=True)
+    frame.to_csv(folder / f"{name}.csv", index=False)
+    markdown = presented(frame).to_markdown(index=False, disable_numparse=True)
+    (folder / f"{name}.md").write_text(
+        (f"{caption}\n\n" if caption else "") + markdown + "\n", "utf-8"
+    )
+    (folder / f"{name}.tex").write_text(latex_table(frame, caption, name), "utf-8")
+
+
+def show(frame: pd.DataFrame, rows: int = 40) -> None:
+    """Display ``frame`` for a reader (human headers, percentages, no index) in a notebook."""
+    from IPython.display import display
+
+    shown = presented(frame.head(rows))
+    display(shown.style.hide(axis="index"))
+    if len(frame) > rows:
+        print(f"(first {rows} of {len(frame)} rows; all of them in the table files)")
 
 
 class Output:
     """Where one notebook writes: ``<dir>/figures``, ``<dir>/tables`` and its numbers."""
 
     def __init__(self, output_dir: str | Path | None, notebook: str, inputs: list[Path]):
-        self.root = Path(output_dir) if output_dir else paths.PAPER_DIR
+        if output_dir:
+            self.root = Path(output_dir)
+        else:
+            self.root = SCRATCH_DIR
+            print(
+                f"Writing to {self.root} (a notebook run alone never touches paper/; "
+                "`make paper` builds it)."
+            )
         self.notebook = notebook
         self.numbers = NumberBook(notebook, inputs)
+        self.catalogue: dict[str, dict] = {}
         use_style()
 
-    def figure(self, fig: plt.Figure, name: str) -> Path:
-        """Save ``fig`` as ``figures/<name>.pdf`` and ``.png``; close it."""
+    def _list(self, kind: str, name: str, caption: str) -> dict:
+        key = f"{kind}s/{name}"
+        if key in self.catalogue:
+            raise ValueError(f"{self.notebook}: {kind} {name!r} written twice")
+        self.catalogue[key] = {
+            "kind": kind, "name": name, "caption": caption, "notebook": self.notebook
+        }
+        return self.catalogue[key]
+
+    def figure(self, fig: plt.Figure, name: str, caption: str = "") -> None:
+        """Show ``fig`` in the notebook, save it as ``figures/<name>.pdf`` and ``.png``, close
+        it, and list it with ``caption`` in the catalogue."""
         folder = self.root / "figures"
         folder.mkdir(parents=True, exist_ok=True)
         fig.savefig(folder / f"{name}.pdf", metadata={"CreationDate": None})
         fig.savefig(folder / f"{name}.png")
-        plt.close(fig)
-        return folder / f"{name}.png"
+        title = fig.get_suptitle() or (fig.axes[0].get_title() if fig.axes else "")
+        self._list("figure", name, caption or title)
+        try:
+            from IPython import get_ipython
+            from IPython.display import display
 
-    def table(self, frame: pd.DataFrame, name: str, caption: str = "") -> pd.DataFrame:
+            if get_ipython() is not None:
+                display(fig)
+        finally:
+            plt.close(fig)
+
+    def table(
+        self, frame: pd.DataFrame, name: str, caption: str = "", *, show_rows: int | None = None
+    ) -> None:
         """Write ``frame`` as ``tables/<name>.tex`` (booktabs), ``.md`` and ``.csv``.
 
-        The CSV keeps full precision; Markdown and LaTeX show fractions to three decimals.
+        The CSV keeps the tidy column names and full precision; Markdown and LaTeX show
+        human headers, rates in percent and other fractions to three decimals.
+        ``show_rows`` also displays that many rows in the notebook.
         """
-        folder = self.root / "tables"
-        folder.mkdir(parents=True, exist_ok=True)
-        frame.to_csv(folder / f"{name}.csv", index=False)
-        shown = frame.assign(
-            **{
-                column: frame[column].map(lambda v: "–" if pd.isna(v) else f"{v:.3f}")
-                for column in frame.select_dtypes("float").columns
-            }
-        )
-        markdown = shown.to_markdown(index=False, disable_numparse=True)
-        (folder / f"{name}.md").write_text(
-            (f"{caption}\n\n" if caption else "") + markdown + "\n", "utf-8"
-        )
-        styler = frame.style.hide(axis="index").format(escape="latex", precision=3, na_rep="–")
-        latex = styler.format_index(escape="latex", axis=1).to_latex(
-            hrules=True, caption=caption or None, label=f"tab:{name}", position="t"
-        )
-        (folder / f"{name}.tex").write_text(latex, "utf-8")
-        return frame
+        write_table(self.root / "tables", frame, name, caption)
+        entry = self._list("table", name, caption)
+        entry["headers"] = [human_header(c) for c in frame.columns]
+        entry["percent"] = [is_rate(c, frame[c]) for c in frame.columns]
+        entry["fractions"] = [pd.api.types.is_float_dtype(frame[c]) for c in frame.columns]
+        entry["rows"] = len(frame)
+        if show_rows:
+            show(frame, show_rows)
 
-    def close(self) -> Path:
-        """Write the notebook's numbers fragment."""
-        return self.numbers.write(self.root)
+    def close(self) -> None:
+        """Write the notebook's numbers and catalogue fragments."""
+        self.numbers.write(self.root)
+        folder = self.root / CATALOGUE
+        folder.mkdir(parents=True, exist_ok=True)
+        (folder / f"{self.notebook}.json").write_text(
+            json.dumps(self.catalogue, indent=2) + "\n", "utf-8"
+        )
+
+
+def merge_catalogue(output_dir: Path) -> dict[str, dict]:
+    """Every notebook's catalogue fragment under ``output_dir`` as one mapping, in order."""
+    merged: dict[str, dict] = {}
+    for fragment in sorted((Path(output_dir) / CATALOGUE).glob("*.json")):
+        for name, entry in json.loads(fragment.read_text("utf-8")).items():
+            if name in merged:
+                raise ValueError(
+                    f"{name} written by both {merged[name]['notebook']} "
+                    f"and {entry['notebook']}"
+                )
+            merged[name] = entry
+    return merged

@@ -1,0 +1,102 @@
+"""The claims ledger: every number the paper states beside the value this project recomputes.
+
+Each claim of :data:`analysis.published.CLAIMS` gets one status:
+
+- ``reproduced``: the recomputed value (and counts, where the paper gives them) equals the
+  published one, within the claim's tolerance;
+- ``differs``: it does not; ``difference`` says by how much (recomputed minus published);
+- ``needs per-trial verdicts``: only the per-scenario verdicts recompute it, and the public
+  release lacks them;
+- ``not computed``: no notebook recorded the number (a gap in the build).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping
+from fractions import Fraction
+
+import pandas as pd
+
+from analysis.published import CLAIMS, Claim
+
+REPRODUCED = "reproduced"
+DIFFERS = "differs"
+NEEDS_VERDICTS = "needs per-trial verdicts"
+NOT_COMPUTED = "not computed"
+
+COLUMNS = (
+    "section",
+    "statement",
+    "name",
+    "published",
+    "recomputed",
+    "unit",
+    "published_counts",
+    "recomputed_counts",
+    "status",
+    "difference",
+)
+
+
+def _counts(entry: Mapping) -> str:
+    if "numerator" in entry and "denominator" in entry:
+        return f"{entry['numerator']}/{entry['denominator']}"
+    return ""
+
+
+def _difference(published, recomputed) -> Fraction | None:
+    if isinstance(published, str) or isinstance(recomputed, str):
+        return None
+    return Fraction(str(recomputed)) - Fraction(str(published))
+
+
+def judge(claim: Claim, entry: Mapping | None) -> tuple[str, str]:
+    """(status, difference) of one claim given its ``numbers.json`` entry (or None)."""
+    if entry is None:
+        return (NEEDS_VERDICTS if claim.per_trial else NOT_COMPUTED), ""
+    recomputed = entry["value"]
+    difference = _difference(claim.published, recomputed)
+    if difference is None:
+        same = str(recomputed) == str(claim.published)
+        return (REPRODUCED, "") if same else (DIFFERS, f"{recomputed!s} vs {claim.published!s}")
+    counts_differ = claim.counts is not None and _counts(entry) != "{}/{}".format(*claim.counts)
+    if abs(difference) <= Fraction(str(claim.tolerance)) and not counts_differ:
+        return REPRODUCED, ""
+    shown = f"{float(difference):+g}" + (f" {claim.unit}" if claim.unit else "")
+    if counts_differ:
+        shown += f"; counts {_counts(entry)} vs {claim.counts[0]}/{claim.counts[1]}"
+    return DIFFERS, shown
+
+
+def ledger(numbers: Mapping[str, Mapping], claims: Iterable[Claim] = CLAIMS) -> pd.DataFrame:
+    """One row per claim: published and recomputed value, counts, status and difference."""
+    rows = []
+    for claim in claims:
+        entry = numbers.get(claim.name)
+        status, difference = judge(claim, entry)
+        rows.append(
+            {
+                "section": claim.section,
+                "statement": claim.statement,
+                "name": claim.name,
+                "published": claim.published,
+                "recomputed": "" if entry is None else entry["value"],
+                "unit": claim.unit,
+                "published_counts": "" if claim.counts is None else "{}/{}".format(*claim.counts),
+                "recomputed_counts": "" if entry is None else _counts(entry),
+                "status": status,
+                "difference": difference,
+            }
+        )
+    return pd.DataFrame(rows, columns=list(COLUMNS))
+
+
+def compare(numbers: Mapping[str, Mapping], section: str | None = None) -> pd.DataFrame:
+    """The claims that ``numbers`` records, plus (with ``section``) that section's claims
+    needing per-trial verdicts: a small table for a notebook to show beside its results."""
+    chosen = [
+        c
+        for c in CLAIMS
+        if c.name in numbers or (c.per_trial and section is not None and c.section == section)
+    ]
+    return ledger(numbers, chosen).drop(columns=["name"])

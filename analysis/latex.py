@@ -1,0 +1,127 @@
+"""LaTeX for authors: escaping, and booktabs tables that compile as written and fit a
+one-column article with 1-inch margins."""
+
+from __future__ import annotations
+
+import re
+
+import pandas as pd
+
+#: Text width of a one-column article with 1-inch margins on A4 (the narrower of A4 and
+#: US letter), in points.
+TEXT_WIDTH_PT = 451.0
+#: More rows than this go in a ``longtable`` that breaks across pages.
+LONG_TABLE_ROWS = 30
+_CAPTION_NUMBERED = re.compile(r"^\s*table\s+\d+\s*[:.]", re.IGNORECASE)
+
+_LATEX_SPECIALS = {
+    "\\": r"\textbackslash{}",
+    "&": r"\&",
+    "%": r"\%",
+    "$": r"\$",
+    "#": r"\#",
+    "_": r"\_",
+    "{": r"\{",
+    "}": r"\}",
+    "~": r"\textasciitilde{}",
+    "^": r"\textasciicircum{}",
+    "–": "--",
+    "—": "---",
+    "×": r"\ensuremath{\times}",
+    "≥": r"\ensuremath{\geq}",
+    "≤": r"\ensuremath{\leq}",
+    "→": r"\ensuremath{\rightarrow}",
+}
+
+
+def latex_escape(text: object) -> str:
+    """``text`` safe in LaTeX body text: ``\\ & % $ # _ { } ~ ^`` and a few symbols escaped."""
+    return "".join(_LATEX_SPECIALS.get(ch, ch) for ch in str(text))
+
+
+def _width_pt(shown: pd.DataFrame, scale: float, colsep: float) -> float:
+    """Rough natural width of a table: ~5 pt per character at \\small, plus column gaps."""
+    width = 0.0
+    for column in shown.columns:
+        chars = max([len(column), *(len(v) for v in shown[column])])
+        width += chars * 5.0 * scale + 2 * colsep
+    return width
+
+
+def latex_table(frame: pd.DataFrame, caption: str, label: str) -> str:
+    """A booktabs table that compiles as written and fits a one-column article.
+
+    Uses only booktabs, graphicx, longtable, array and caption: ``\\small`` always,
+    ``\\resizebox`` for a wide short table, ``longtable`` (smaller type, wrapped text
+    columns when still too wide) for a long one.
+    """
+    if _CAPTION_NUMBERED.match(caption):
+        raise ValueError(f"table {label}: the caption must not start with 'Table N:'")
+    from analysis.report import presented
+
+    shown = presented(frame)
+    numeric = [
+        pd.api.types.is_numeric_dtype(frame[c]) and not pd.api.types.is_bool_dtype(frame[c])
+        for c in frame.columns
+    ]
+    header = " & ".join(rf"\textbf{{{latex_escape(c)}}}" for c in shown.columns) + r" \\"
+    body = [" & ".join(latex_escape(v) for v in row) + r" \\" for row in shown.itertuples(False)]
+    title = rf"\caption{{{latex_escape(caption)}}}\label{{tab:{label}}}"
+    if len(shown) <= LONG_TABLE_ROWS:
+        spec = "".join("r" if n else "l" for n in numeric)
+        tabular = "\n".join(
+            [
+                rf"\begin{{tabular}}{{@{{}}{spec}@{{}}}}",
+                r"\toprule",
+                header,
+                r"\midrule",
+                *body,
+                r"\bottomrule",
+                r"\end{tabular}",
+            ]
+        )
+        if _width_pt(shown, 0.9, 6.0) > TEXT_WIDTH_PT:
+            tabular = r"\resizebox{\linewidth}{!}{%" + "\n" + tabular + "%\n}"
+        return "\n".join(
+            [r"\begin{table}[tbp]", r"\centering", r"\small", title, tabular, r"\end{table}", ""]
+        )
+    # Long: pick the largest type that fits; wrap the text columns if none does.
+    sizes = ((r"\small", 0.9, 4.0), (r"\footnotesize", 0.8, 3.0), (r"\scriptsize", 0.7, 2.0))
+    fitting = [s for s in sizes if _width_pt(shown, s[1], s[2]) <= TEXT_WIDTH_PT]
+    size, scale, colsep = fitting[0] if fitting else sizes[-1]
+    spec = "".join("r" if n else "l" for n in numeric)
+    excess = _width_pt(shown, scale, colsep) - TEXT_WIDTH_PT
+    if excess > 0:
+        texts = [c for c, n in zip(shown.columns, numeric, strict=True) if not n]
+        natural = {c: max(len(v) for v in [c, *shown[c]]) * 5.0 * scale for c in texts}
+        share = sum(natural.values()) or 1.0
+        columns = []
+        for column, is_numeric in zip(shown.columns, numeric, strict=True):
+            if is_numeric:
+                columns.append("r")
+            else:
+                width = max(natural[column] - excess * natural[column] / share, 40.0)
+                columns.append(rf">{{\raggedright\arraybackslash}}p{{{width:.0f}pt}}")
+        spec = "".join(columns)
+    return "\n".join(
+        [
+            "{" + size,
+            rf"\setlength{{\tabcolsep}}{{{colsep:g}pt}}",
+            rf"\begin{{longtable}}{{@{{}}{spec}@{{}}}}",
+            title + r" \\",
+            r"\toprule",
+            header,
+            r"\midrule",
+            r"\endfirsthead",
+            r"\toprule",
+            header,
+            r"\midrule",
+            r"\endhead",
+            r"\bottomrule",
+            r"\endfoot",
+            *body,
+            r"\end{longtable}",
+            "}",
+            "",
+        ]
+    )

@@ -1,0 +1,63 @@
+"""``paper/paper.pdf``: the typeset reproduction report, and the files it reads.
+
+After the notebooks ran, :func:`write_documents` merges their catalogue fragments into
+``catalogue.json``, writes the claims ledger (``tables/claims.*``) and one LaTeX macro per
+number (``tables/numbers.tex``), renders ``index.html`` and compiles ``paper.pdf`` with
+Typst (the ``typst`` package compiles in-process, offline, with its embedded fonts).
+
+The template ``analysis/templates/report.typ`` is copied to ``paper/paper.typ`` and reads
+every number at compile time from ``numbers.json`` or a table CSV: ``typst compile
+paper/paper.typ`` rebuilds the PDF from the folder alone.
+"""
+
+from __future__ import annotations
+
+import json
+import shutil
+from pathlib import Path
+
+import typst
+
+from analysis.claims import ledger
+from analysis.html_report import render_html
+from analysis.provenance import write_numbers_tex
+from analysis.report import CATALOGUE, merge_catalogue, write_table
+
+TEMPLATE = Path(__file__).parent / "templates" / "report.typ"
+CLAIMS_CAPTION = (
+    "Claims ledger: every number the paper states, its published value, the value this "
+    "build recomputes, and whether it was reproduced."
+)
+
+
+def render_pdf(paper_dir: Path) -> Path:
+    """Compile ``paper_dir/paper.typ`` (copied from the template) into ``paper.pdf``."""
+    source = paper_dir / "paper.typ"
+    shutil.copyfile(TEMPLATE, source)
+    target = paper_dir / "paper.pdf"
+    try:
+        typst.compile(
+            str(source), output=str(target), root=str(paper_dir), ignore_system_fonts=True
+        )
+    except typst.TypstError as error:
+        raise ValueError(f"{source}: Typst could not compile the report: {error}") from None
+    return target
+
+
+def write_documents(paper_dir: Path, executed: list[Path]) -> None:
+    """Catalogue, claims ledger, ``numbers.tex``, ``index.html`` and ``paper.pdf``."""
+    document = json.loads((paper_dir / "numbers.json").read_text("utf-8"))
+    catalogue = merge_catalogue(paper_dir)
+    shutil.rmtree(paper_dir / CATALOGUE, ignore_errors=True)
+    claims = ledger(document["numbers"])
+    write_table(paper_dir / "tables", claims, "claims", CLAIMS_CAPTION)
+    catalogue["tables/claims"] = {
+        "kind": "table",
+        "name": "claims",
+        "caption": CLAIMS_CAPTION,
+        "notebook": "the build (analysis.claims)",
+    }
+    (paper_dir / "catalogue.json").write_text(json.dumps(catalogue, indent=2) + "\n", "utf-8")
+    write_numbers_tex(document["numbers"], paper_dir / "tables" / "numbers.tex")
+    render_html(executed, paper_dir / "index.html", document, claims)
+    render_pdf(paper_dir)
