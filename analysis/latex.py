@@ -48,6 +48,35 @@ def _width_pt(shown: pd.DataFrame, scale: float, colsep: float) -> float:
     return width
 
 
+def _wrapped_spec(shown: pd.DataFrame, numeric: list[bool], scale: float, colsep: float) -> str:
+    """Fixed-width columns that add up to the text width: numbers keep the width of their
+    widest cell; text columns get their longest unbreakable word, then share the rest in
+    proportion to what more they need. Headers and text wrap."""
+
+    def longest_word(values: list[str]) -> float:
+        words = [w for v in values for w in re.split(r"(?<=-)|\s+", v) if w]
+        return 5.5 * max([4, *(len(w) for w in words)]) * scale
+
+    natural, minimum = {}, {}
+    for column, is_numeric in zip(shown.columns, numeric, strict=True):
+        values = list(shown[column])
+        header = 6.0 * max(len(w) for w in column.split()) * scale
+        natural[column] = max(header, 5.5 * max(len(v) for v in [column, *values]) * scale)
+        minimum[column] = max(header, longest_word(values))
+        if is_numeric:
+            minimum[column] = natural[column] = max(header, longest_word(values))
+    room = TEXT_WIDTH_PT - 2 * colsep * (len(shown.columns) - 1) - 2.0
+    spare = room - sum(minimum.values())
+    wanted = sum(natural[c] - minimum[c] for c in shown.columns) or 1.0
+    columns = []
+    for column, is_numeric in zip(shown.columns, numeric, strict=True):
+        extra = max(spare, 0.0) * (natural[column] - minimum[column]) / wanted
+        width = min(natural[column], minimum[column] + extra)
+        align = r"\raggedleft" if is_numeric else r"\raggedright"
+        columns.append(rf">{{{align}\arraybackslash}}p{{{width:.1f}pt}}")
+    return "".join(columns)
+
+
 def latex_table(frame: pd.DataFrame, caption: str, label: str) -> str:
     """A booktabs table that compiles as written and fits a one-column article.
 
@@ -64,7 +93,7 @@ def latex_table(frame: pd.DataFrame, caption: str, label: str) -> str:
         pd.api.types.is_numeric_dtype(frame[c]) and not pd.api.types.is_bool_dtype(frame[c])
         for c in frame.columns
     ]
-    header = " & ".join(rf"\textbf{{{latex_escape(c)}}}" for c in shown.columns) + r" \\"
+    header = " & ".join(latex_escape(c) for c in shown.columns) + r" \\"
     body = [" & ".join(latex_escape(v) for v in row) + r" \\" for row in shown.itertuples(False)]
     title = rf"\caption{{{latex_escape(caption)}}}\label{{tab:{label}}}"
     if len(shown) <= LONG_TABLE_ROWS:
@@ -90,19 +119,8 @@ def latex_table(frame: pd.DataFrame, caption: str, label: str) -> str:
     fitting = [s for s in sizes if _width_pt(shown, s[1], s[2]) <= TEXT_WIDTH_PT]
     size, scale, colsep = fitting[0] if fitting else sizes[-1]
     spec = "".join("r" if n else "l" for n in numeric)
-    excess = _width_pt(shown, scale, colsep) - TEXT_WIDTH_PT
-    if excess > 0:
-        texts = [c for c, n in zip(shown.columns, numeric, strict=True) if not n]
-        natural = {c: max(len(v) for v in [c, *shown[c]]) * 5.0 * scale for c in texts}
-        share = sum(natural.values()) or 1.0
-        columns = []
-        for column, is_numeric in zip(shown.columns, numeric, strict=True):
-            if is_numeric:
-                columns.append("r")
-            else:
-                width = max(natural[column] - excess * natural[column] / share, 40.0)
-                columns.append(rf">{{\raggedright\arraybackslash}}p{{{width:.0f}pt}}")
-        spec = "".join(columns)
+    if not fitting:
+        spec = _wrapped_spec(shown, numeric, scale, colsep)
     return "\n".join(
         [
             "{" + size,

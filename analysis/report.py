@@ -180,7 +180,10 @@ class Output:
         if key in self.catalogue:
             raise ValueError(f"{self.notebook}: {kind} {name!r} written twice")
         self.catalogue[key] = {
-            "kind": kind, "name": name, "caption": caption, "notebook": self.notebook
+            "kind": kind,
+            "name": name,
+            "caption": caption,
+            "notebook": self.notebook,
         }
         return self.catalogue[key]
 
@@ -237,8 +240,7 @@ def merge_catalogue(output_dir: Path) -> dict[str, dict]:
         for name, entry in json.loads(fragment.read_text("utf-8")).items():
             if name in merged:
                 raise ValueError(
-                    f"{name} written by both {merged[name]['notebook']} "
-                    f"and {entry['notebook']}"
+                    f"{name} written by both {merged[name]['notebook']} and {entry['notebook']}"
                 )
             merged[name] = entry
     return merged

@@ -1,6 +1,10 @@
-"""Shared fixtures: the imported release's tables (``make test`` imports it first)."""
+"""Shared fixtures: the imported release's tables (``make test`` imports it first) and one
+full build of the paper, shared by every test that reads ``paper/``."""
 
 from __future__ import annotations
+
+import subprocess
+import sys
 
 import pytest
 
@@ -19,3 +23,17 @@ def scenarios():
 @pytest.fixture(scope="session")
 def conditions(scenarios):
     return load_conditions(scenarios)
+
+
+@pytest.fixture(scope="session")
+def built_paper(tmp_path_factory):
+    """One ``make paper`` into a temporary folder, built once per test session."""
+    target = tmp_path_factory.mktemp("build") / "paper"
+    result = subprocess.run(
+        [sys.executable, "-m", "analysis.build", "--paper-dir", str(target)],
+        capture_output=True,
+        text=True,
+        cwd=paths.PROJECT_ROOT,
+    )
+    assert result.returncode == 0, result.stderr
+    return target

@@ -29,11 +29,8 @@ def run_build(paper_dir, data_dir=None, *notebooks):
 
 
 @pytest.fixture(scope="module")
-def paper(tmp_path_factory):
-    target = tmp_path_factory.mktemp("build") / "paper"
-    result = run_build(target)
-    assert result.returncode == 0, result.stderr
-    return target
+def paper(built_paper):
+    return built_paper
 
 
 @pytest.fixture(scope="module")
@@ -61,10 +58,10 @@ def test_headline_numbers(numbers):
     assert value(numbers, "direction.over_refusal_undecided_as_misses") == (
         published.OVER_REFUSAL_UNDECIDED_AS_MISSES
     )
-    assert value(numbers, "gates.always_hold.accuracy") == published.ALWAYS_HOLD
-    assert value(numbers, "gates.always_proceed.accuracy") == published.ALWAYS_PROCEED
-    assert value(numbers, "gates.always_hold.over_refusal") == 100.0
-    assert value(numbers, "gates.always_proceed.under_refusal") == 100.0
+    assert value(numbers, "gates.always-hold.accuracy") == published.ALWAYS_HOLD
+    assert value(numbers, "gates.always-proceed.accuracy") == published.ALWAYS_PROCEED
+    assert value(numbers, "gates.always-hold.over_refusal") == 100.0
+    assert value(numbers, "gates.always-proceed.under_refusal") == 100.0
 
 
 def test_corpus_numbers(numbers):
@@ -87,14 +84,14 @@ def test_leaderboard_numbers(numbers):
     assert value(numbers, "leaderboard.modal_leader") == label
     assert value(numbers, "leaderboard.modal_leader.modal_accuracy") == modal
     assert value(numbers, "leaderboard.conditions_beating_both_gates") == 30
-    assert value(numbers, "table2.gpt-5.4-nano (off).mean_trial_accuracy") == 58.5
+    assert value(numbers, "table2.gpt-5-4-nano-off.mean_trial_accuracy") == 58.5
 
 
 def test_reasoning_and_label_numbers(numbers):
     assert value(numbers, "reasoning.models_with_both") == published.REASONING_MODELS
-    assert value(numbers, "reasoning.gpt-5.4-nano.mean_trial_accuracy.high") == 76.4
-    assert value(numbers, "reasoning.gpt-5.4-nano.over_refusal.floor") == 80.4
-    assert value(numbers, "reasoning.gemini-3.1-flash-lite.mean_trial_accuracy.high") == 83.4
+    assert value(numbers, "reasoning.gpt-5-4-nano.mean_trial_accuracy.high") == 76.4
+    assert value(numbers, "reasoning.gpt-5-4-nano.over_refusal.floor") == 80.4
+    assert value(numbers, "reasoning.gemini-3-1-flash-lite.mean_trial_accuracy.high") == 83.4
     k, n, rate = published.HUMAN_MATCH
     match = numbers["labels.human_majority_match"]
     assert (match["numerator"], match["denominator"], match["value"]) == (k, n, rate)

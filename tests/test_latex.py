@@ -1,0 +1,145 @@
+"""LaTeX for authors: escaping always; every table compiles and fits when pdflatex is here."""
+
+from __future__ import annotations
+
+import json
+import re
+import shutil
+import subprocess
+
+import pandas as pd
+import pytest
+
+from analysis.latex import latex_escape, latex_table
+from analysis.provenance import write_numbers_tex
+
+SPECIALS = "%_&#${}"
+PREAMBLE = r"""\documentclass{article}
+\usepackage{booktabs,graphicx,longtable,array,xcolor,tabularx,caption}
+% One-column A4 article with 1-inch margins, set without extra packages.
+\setlength{\paperwidth}{210mm}\setlength{\paperheight}{297mm}
+\setlength{\textwidth}{\paperwidth}\addtolength{\textwidth}{-2in}
+\setlength{\oddsidemargin}{0pt}\setlength{\evensidemargin}{0pt}
+\setlength{\textheight}{\paperheight}\addtolength{\textheight}{-2in}
+\addtolength{\textheight}{-\headheight}\addtolength{\textheight}{-\headsep}
+\setlength{\topmargin}{0pt}
+\begin{document}
+"""
+needs_pdflatex = pytest.mark.skipif(shutil.which("pdflatex") is None, reason="no pdflatex")
+
+
+def unescaped(text: str) -> list[str]:
+    """Special characters in ``text`` not preceded by a backslash (plain loop)."""
+    found = []
+    for i, ch in enumerate(text):
+        if ch in SPECIALS and (i == 0 or text[i - 1] != "\\"):
+            found.append(ch)
+    return found
+
+
+@pytest.mark.parametrize("ch", list(SPECIALS))
+def test_each_special_character_is_escaped(ch):
+    assert latex_escape(f"a{ch}b") == f"a\\{ch}b"
+
+
+def test_backslash_tilde_and_caret_become_text_commands():
+    assert latex_escape("a\\b~c^d") == r"a\textbackslash{}b\textasciitilde{}c\textasciicircum{}d"
+
+
+def test_caption_headers_and_cells_are_escaped():
+    frame = pd.DataFrame({"share_%": [0.5], "a & b": ["x_y #1 $2 {z}"], "n_cells": [3]})
+    tex = latex_table(frame, "Rates in % & more_{x}", "t")
+    caption = re.search(r"\\caption\{(.*)\}\\label", tex).group(1)
+    assert unescaped(caption) == []
+    rows = [
+        line.removesuffix(r"\\").split(" & ") for line in tex.splitlines() if line.endswith(r"\\")
+    ]
+    assert rows and all(unescaped(cell) == [] for row in rows for cell in row)
+    assert "Cells (n)" in tex  # human header, not n_cells
+
+
+def test_numbered_caption_is_refused():
+    with pytest.raises(ValueError, match="Table N"):
+        latex_table(pd.DataFrame({"a": [1]}), "Table 2: the leaderboard", "t")
+
+
+def compile_tex(folder, body: str) -> str:
+    """pdflatex ``body`` in the fit-test preamble; the log text (fails the test on error)."""
+    (folder / "doc.tex").write_text(PREAMBLE + body + "\n\\end{document}\n", "utf-8")
+    result = subprocess.run(
+        ["pdflatex", "-interaction=nonstopmode", "-halt-on-error", "doc.tex"],
+        cwd=folder,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    log = (folder / "doc.log").read_text("utf-8", errors="replace")
+    assert result.returncode == 0, log[-2000:]
+    return log
+
+
+def overfull(log: str) -> list[str]:
+    """Overfull boxes wider than 1 pt: a table that does not fit the text width."""
+    return [
+        m.group(0)
+        for m in re.finditer(r"Overfull \\hbox \(([\d.]+)pt too wide\)", log)
+        if float(m.group(1)) > 1.0
+    ]
+
+
+@needs_pdflatex
+def test_long_and_wide_tables_compile_and_fit(tmp_path):
+    wide = pd.DataFrame({f"column_{i}_with_a_long_name": [f"value-{i}-" * 3] for i in range(12)})
+    long = pd.DataFrame(
+        {
+            "scenario_id": [
+                f"some-very-long-scenario-identifier-{i}-tier-b-00{i}" for i in range(80)
+            ],
+            "condition": ["gemini-3.1-flash-lite (minimal) [reference-gate]"] * 80,
+            "boundary_pattern": ["detector_conflict"] * 80,
+            "accuracy": [i / 80 for i in range(80)],
+            "accuracy_low": [0.0] * 80,
+            "accuracy_high": [1.0] * 80,
+            "n_cells": list(range(80)),
+        }
+    )
+    body = latex_table(wide, "A wide table", "wide") + latex_table(long, "A long one", "long")
+    assert r"\begin{longtable}" in body and r"\resizebox" in body
+    assert overfull(compile_tex(tmp_path, body)) == []
+
+
+@needs_pdflatex
+def test_every_built_table_compiles_and_fits(built_paper, tmp_path):
+    tables = sorted((built_paper / "tables").glob("*.tex"))
+    tables = [t for t in tables if t.name != "numbers.tex"]
+    assert len(tables) > 10
+    failures = {}
+    for table in tables:
+        folder = tmp_path / table.stem
+        folder.mkdir()
+        text = table.read_text("utf-8")
+        assert not re.search(r"\\caption\{Table \d", text), table.name
+        wide = overfull(compile_tex(folder, text))
+        if wide:
+            failures[table.name] = wide
+    assert failures == {}
+
+
+@needs_pdflatex
+def test_numbers_tex_defines_every_number(built_paper, tmp_path):
+    numbers = json.loads((built_paper / "numbers.json").read_text())["numbers"]
+    macros = built_paper / "tables" / "numbers.tex"
+    shutil.copy(macros, tmp_path / "numbers.tex")
+    body = "\\input{numbers.tex}\n" + "\n\n".join(f"\\sbnum{{{name}}}" for name in numbers)
+    compile_tex(tmp_path, body)
+    assert len(re.findall(r"\\csname sbnum@", macros.read_text())) == len(numbers)
+
+
+def test_numbers_tex_escapes_values(tmp_path):
+    target = write_numbers_tex(
+        {"leaderboard.leader": {"value": "x_y & z"}, "direction.over_refusal": {"value": 28.1}},
+        tmp_path / "numbers.tex",
+    )
+    text = target.read_text()
+    assert r"\csname sbnum@leaderboard.leader\endcsname{x\_y \& z}" in text
+    assert r"\csname sbnum@direction.over_refusal\endcsname{28.1}" in text

@@ -1,0 +1,90 @@
+"""Citable numbers: slug names, one scheme, a unit and a description each, stand-ins apart."""
+
+from __future__ import annotations
+
+import json
+import re
+
+import pytest
+
+from analysis.claims import NEEDS_VERDICTS
+from analysis.provenance import NumberBook, merge_fragments, number_name, slug
+from analysis.published import CLAIMS
+
+#: The rule written out independently of analysis.provenance.NAME.
+SEGMENT = re.compile(r"^[a-z0-9_-]+$")
+
+
+@pytest.fixture(scope="module")
+def numbers(built_paper):
+    return json.loads((built_paper / "numbers.json").read_text())["numbers"]
+
+
+def test_every_name_is_a_slug_path(numbers):
+    bad = [n for n in numbers if not all(SEGMENT.match(s) for s in n.split("."))]
+    assert bad == []
+
+
+def test_every_number_has_a_unit_and_a_description(numbers):
+    missing = [n for n, e in numbers.items() if not e.get("unit") or not e.get("description")]
+    assert missing == []
+
+
+def test_stand_in_values_never_take_the_papers_names(numbers):
+    # The public release has no per-scenario verdicts: every number that needs them must be
+    # absent under the paper's name (stand-ins live under reference. / runs.).
+    per_trial = {c.name for c in CLAIMS if c.per_trial}
+    assert per_trial.isdisjoint(numbers)
+    stand_ins = [n for n in numbers if n.split(".")[0] in ("reference", "runs")]
+    assert stand_ins, "the reference policies' numbers are recorded under reference."
+    for name in numbers:
+        assert "reference-gate" not in name.split(".")[1:], name
+
+
+def test_claims_ledger_lists_every_claim(built_paper):
+    rows = (built_paper / "tables" / "claims.csv").read_text().splitlines()
+    assert len(rows) == len(CLAIMS) + 1
+    statuses = {line.rsplit(",", 2)[-2] for line in rows[1:]}
+    assert statuses <= {"reproduced", "differs", NEEDS_VERDICTS}
+
+
+def test_slug_of_condition_labels():
+    # Expected by hand: lowercase, every run of other characters becomes one hyphen.
+    assert slug("gpt-5.4-mini (off)") == "gpt-5-4-mini-off"
+    assert slug("gemini-3.1-flash-lite (minimal)") == "gemini-3-1-flash-lite-minimal"
+    assert slug("public_harm_anchor") == "public_harm_anchor"
+
+
+def test_names_of_other_sources_go_to_their_namespace():
+    assert number_name("patterns", "incident_mirror", "modal_accuracy") == (
+        "patterns.incident_mirror.modal_accuracy"
+    )
+    assert number_name("patterns", "x", source="reference-gate").startswith("reference.")
+    assert number_name("stability", "m (off)", source="run") == "runs.stability.m-off"
+    with pytest.raises(ValueError, match="unknown verdict source"):
+        number_name("patterns", "x", source="pooled")
+
+
+@pytest.mark.parametrize(
+    "name", ["table2.gpt-5.4-mini (off).pass5", "Direction.over", "a..b", "a.b c", ""]
+)
+def test_a_bad_name_is_refused(name, tmp_path):
+    book = NumberBook("00-test", [])
+    with pytest.raises(ValueError, match="slug path"):
+        book.ratio(name, 1, 2, description="d")
+
+
+def test_a_number_without_description_or_unit_is_refused():
+    book = NumberBook("00-test", [])
+    with pytest.raises(ValueError, match="unit and a description"):
+        book.ratio("a.b", 1, 2)
+    with pytest.raises(ValueError, match="unit and a description"):
+        book.value("a.c", 3, digits=None, description="three")
+
+
+def test_merge_refuses_a_bad_name_in_a_fragment(tmp_path):
+    folder = tmp_path / "numbers"
+    folder.mkdir()
+    (folder / "x.json").write_text(json.dumps({"Bad Name": {"value": 1, "notebook": "x"}}))
+    with pytest.raises(ValueError, match="slug path"):
+        merge_fragments(tmp_path)

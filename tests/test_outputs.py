@@ -1,0 +1,133 @@
+"""What a reader opens: figures inline, a self-contained HTML report, the PDF, the ledger."""
+
+from __future__ import annotations
+
+import json
+import re
+import subprocess
+import sys
+
+import nbformat
+import pandas as pd
+import pytest
+
+from analysis import paths
+from analysis.claims import DIFFERS, NEEDS_VERDICTS, NOT_COMPUTED, REPRODUCED, judge, ledger
+from analysis.published import CLAIMS, Claim
+from analysis.report import Output, human_header, presented
+
+
+@pytest.fixture(scope="module")
+def catalogue(built_paper):
+    return json.loads((built_paper / "catalogue.json").read_text())
+
+
+def images_in(notebook) -> int:
+    return sum(
+        "image/png" in output.get("data", {})
+        for cell in nbformat.read(notebook, as_version=4).cells
+        if cell.cell_type == "code"
+        for output in cell.outputs
+    )
+
+
+def test_every_figure_is_saved_and_shown_in_its_notebook(built_paper, catalogue):
+    figures = [e for e in catalogue.values() if e["kind"] == "figure"]
+    assert figures
+    per_notebook: dict[str, int] = {}
+    for entry in figures:
+        for suffix in ("pdf", "png"):
+            assert (built_paper / "figures" / f"{entry['name']}.{suffix}").stat().st_size > 0
+        assert entry["caption"], entry["name"]
+        per_notebook[entry["notebook"]] = per_notebook.get(entry["notebook"], 0) + 1
+    for notebook, count in per_notebook.items():
+        assert images_in(built_paper / "notebooks" / f"{notebook}.ipynb") >= count, notebook
+
+
+def test_html_report_is_self_contained(built_paper, catalogue):
+    page = (built_paper / "index.html").read_text()
+    assert re.search(r"<title>[^<]*SteerBench-Work[^<]*</title>", page)
+    assert not re.search(r"""(src|href)\s*=\s*["']?(https?:)?//""", page)
+    assert "<script src" not in page and "@import" not in page
+    figures = sum(e["kind"] == "figure" for e in catalogue.values())
+    assert page.count('src="data:image/png;base64,') >= figures
+    assert 'class="toc"' in page and 'href="#claims-ledger"' in page
+    assert "PosixPath(" not in page
+    assert '<details class="code">' in page and '<details class="code" open' not in page
+
+
+def test_pdf_report_is_written(built_paper):
+    pdf = (built_paper / "paper.pdf").read_bytes()
+    assert pdf.startswith(b"%PDF") and len(pdf) > 50_000
+    assert (built_paper / "paper.typ").is_file()
+
+
+def test_claims_ledger_in_csv_and_html(built_paper):
+    claims = pd.read_csv(built_paper / "tables" / "claims.csv", keep_default_na=False)
+    assert list(claims["name"]) == [c.name for c in CLAIMS]
+    # With no per-scenario verdicts in the release, every other claim is recomputed.
+    assert NOT_COMPUTED not in set(claims["status"])
+    per_trial = {c.name for c in CLAIMS if c.per_trial}
+    assert set(claims.loc[claims["status"] == NEEDS_VERDICTS, "name"]) == per_trial
+    assert "Claims ledger" in (built_paper / "index.html").read_text()
+
+
+def test_judge_statuses():
+    claim = Claim("S", "rate", "s.rate", 28.1, "%", (471, 1677))
+    assert judge(claim, {"value": 28.1, "numerator": 471, "denominator": 1677}) == (
+        REPRODUCED,
+        "",
+    )
+    status, difference = judge(claim, {"value": 28.4, "numerator": 476, "denominator": 1677})
+    assert status == DIFFERS
+    assert difference.startswith("+0.3 %") and "476/1677" in difference
+    assert judge(Claim("S", "x", "s.x", 1.0, per_trial=True), None)[0] == NEEDS_VERDICTS
+    assert judge(Claim("S", "x", "s.x", 1.0), None)[0] == NOT_COMPUTED
+    about = Claim("S", "gap", "s.gap", 4.0, "points", tolerance=1.0)
+    assert judge(about, {"value": 3.6})[0] == REPRODUCED
+    assert judge(about, {"value": 5.2})[0] == DIFFERS
+    assert judge(Claim("S", "who", "s.who", "a (off)"), {"value": "a (off)"})[0] == REPRODUCED
+
+
+def test_ledger_has_one_row_per_claim():
+    table = ledger({})
+    assert len(table) == len(CLAIMS)
+    assert set(table["status"]) == {NEEDS_VERDICTS, NOT_COMPUTED}
+
+
+def test_presented_tables_speak_percent_and_words():
+    frame = pd.DataFrame({"n_modal_correct": [2], "accuracy": [2 / 3], "ratio": [1.23456]})
+    shown = presented(frame)
+    assert list(shown.columns) == ["Modal correct (n)", "Accuracy", "Ratio"]
+    assert shown.iloc[0].tolist() == ["2", "66.7%", "1.235"]
+    assert human_header("mean_trial_accuracy_low") == "Mean trial accuracy (CI low)"
+
+
+def test_a_notebook_alone_writes_to_scratch_not_paper():
+    out = Output(None, "00-test", [])
+    assert out.root != paths.PAPER_DIR
+    assert paths.PAPER_DIR not in out.root.parents
+
+
+def test_a_notebook_run_with_defaults_leaves_paper_alone(tmp_path):
+    def snapshot() -> dict[str, int]:
+        return {str(p): p.stat().st_mtime_ns for p in paths.PAPER_DIR.rglob("*")}
+
+    before = snapshot()
+    executed = tmp_path / "out.ipynb"
+    result = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "papermill",
+            "--no-progress-bar",
+            str(paths.NOTEBOOKS_DIR / "09-labels.ipynb"),
+            str(executed),
+        ],
+        capture_output=True,
+        text=True,
+        cwd=paths.PROJECT_ROOT,
+    )
+    assert result.returncode == 0, result.stderr[-2000:]
+    assert snapshot() == before
+    assert "scratch" in executed.read_text()
