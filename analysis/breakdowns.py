@@ -190,6 +190,21 @@ def stability(cells: pd.DataFrame) -> pd.DataFrame:
     ].copy()
     for column in ("source", "condition"):
         table[column] = table[column].astype(str)
+    return _three_reads(table)
+
+
+def leaderboard_stability(conditions: pd.DataFrame) -> pd.DataFrame:
+    """:func:`stability` for the published conditions, from the counts in
+    ``leaderboard.json`` (``analysis.leaderboard.load_conditions``); source ``published``."""
+    columns = ["n_trials", "n_trials_correct", "n_cells", "n_modal_correct", "n_pass5"]
+    table = conditions[["label", *columns]].rename(columns={"label": "condition"})
+    table.insert(0, "source", "published")
+    return _three_reads(table.astype({"condition": str}).reset_index(drop=True))
+
+
+def _three_reads(table: pd.DataFrame) -> pd.DataFrame:
+    """Add the three reads, their ranks within each source and the modal/pass5 flag."""
+    table = table.copy()
     table["mean_trial_accuracy"] = table["n_trials_correct"] / table["n_trials"]
     table["modal_accuracy"] = table["n_modal_correct"] / table["n_cells"]
     table["pass5"] = table["n_pass5"] / table["n_cells"]

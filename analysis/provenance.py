@@ -44,13 +44,13 @@ def slug(text: str) -> str:
 def number_name(section: str, *parts: str, source: str = "published") -> str:
     """``section.part...`` for the paper's verdicts, under ``reference.`` or ``runs.`` otherwise.
 
-    Each part is slugged; a dotted part (``"derived.over_refusal"``) gives several segments.
+    Each part is slugged as one segment (``"gpt-5.4-nano"`` -> ``gpt-5-4-nano``).
     """
     if source not in SOURCE_NAMESPACES:
         known = ", ".join(SOURCE_NAMESPACES)
         raise ValueError(f"unknown verdict source {source!r}; known: {known}")
     namespace = SOURCE_NAMESPACES[source]
-    segments = [slug(p) for part in (section, *parts) for p in str(part).split(".")]
+    segments = [slug(part) for part in (section, *parts)]
     return ".".join([namespace, *segments] if namespace else segments)
 
 

@@ -244,3 +244,50 @@ def merge_catalogue(output_dir: Path) -> dict[str, dict]:
                 )
             merged[name] = entry
     return merged
+
+
+def stand_in_title(title: str, sources: list[str]) -> str:
+    """``title``, marked as computed on stand-ins when no published verdicts are among
+    ``sources`` (reference policies, the sample cell, local runs)."""
+    if "published" in sources:
+        return title
+    return f"{title}\nreference policies and sample cell, not the paper's results"
+
+
+def stand_in_caption(caption: str, sources: list[str]) -> str:
+    """``caption`` with the same mark as :func:`stand_in_title`."""
+    if "published" in sources:
+        return caption
+    return (
+        f"{caption} Computed on the reference policies and the sample cell (the public "
+        "release lacks per-scenario verdicts): not the paper's results."
+    )
+
+
+def rate_heatmap(
+    ax: plt.Axes, rates: pd.DataFrame, counts: pd.DataFrame, *, label: str = "modal accuracy"
+) -> None:
+    """A 0-100 % heatmap annotated with each cell's rate and n; a cell with no data is
+    hatched grey and marked "no cells", never drawn as 0."""
+    import seaborn as sns
+
+    shown = 100 * rates.astype(float)
+    notes = shown.copy().astype(object)
+    for row in shown.index:
+        for column in shown.columns:
+            value, n = shown.loc[row, column], counts.loc[row, column]
+            notes.loc[row, column] = "no cells" if pd.isna(value) else f"{value:.0f}%\nn={n:.0f}"
+    sns.heatmap(
+        shown, ax=ax, mask=shown.isna(), cmap="cividis", vmin=0, vmax=100, annot=notes, fmt="",
+        annot_kws={"fontsize": 6}, linewidths=0.5, linecolor="white",
+        cbar_kws={"label": f"{label} (%)", "format": PercentFormatter(100, decimals=0)},
+    )
+    ax.set_facecolor("0.93")
+    ax.patch.set_hatch("///")
+    ax.patch.set_edgecolor("0.75")
+    for (i, row), (j, column) in (
+        (a, b) for a in enumerate(shown.index) for b in enumerate(shown.columns)
+    ):
+        if pd.isna(shown.loc[row, column]):
+            ax.text(j + 0.5, i + 0.5, "no cells", ha="center", va="center", fontsize=6,
+                    color="0.35")
