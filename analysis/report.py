@@ -278,8 +278,17 @@ def rate_heatmap(
             value, n = shown.loc[row, column], counts.loc[row, column]
             notes.loc[row, column] = "no cells" if pd.isna(value) else f"{value:.0f}%\nn={n:.0f}"
     sns.heatmap(
-        shown, ax=ax, mask=shown.isna(), cmap="cividis", vmin=0, vmax=100, annot=notes, fmt="",
-        annot_kws={"fontsize": 6}, linewidths=0.5, linecolor="white",
+        shown,
+        ax=ax,
+        mask=shown.isna(),
+        cmap="cividis",
+        vmin=0,
+        vmax=100,
+        annot=notes,
+        fmt="",
+        annot_kws={"fontsize": 6},
+        linewidths=0.5,
+        linecolor="white",
         cbar_kws={"label": f"{label} (%)", "format": PercentFormatter(100, decimals=0)},
     )
     ax.set_facecolor("0.93")
@@ -289,5 +298,6 @@ def rate_heatmap(
         (a, b) for a in enumerate(shown.index) for b in enumerate(shown.columns)
     ):
         if pd.isna(shown.loc[row, column]):
-            ax.text(j + 0.5, i + 0.5, "no cells", ha="center", va="center", fontsize=6,
-                    color="0.35")
+            ax.text(
+                j + 0.5, i + 0.5, "no cells", ha="center", va="center", fontsize=6, color="0.35"
+            )
