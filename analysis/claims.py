@@ -79,8 +79,8 @@ def ledger(numbers: Mapping[str, Mapping], claims: Iterable[Claim] = CLAIMS) -> 
                 "section": claim.section,
                 "statement": claim.statement,
                 "name": claim.name,
-                "published": claim.published,
-                "recomputed": "" if entry is None else entry["value"],
+                "published": str(claim.published),
+                "recomputed": "" if entry is None else str(entry["value"]),
                 "unit": claim.unit,
                 "published_counts": "" if claim.counts is None else "{}/{}".format(*claim.counts),
                 "recomputed_counts": "" if entry is None else _counts(entry),
@@ -93,10 +93,39 @@ def ledger(numbers: Mapping[str, Mapping], claims: Iterable[Claim] = CLAIMS) -> 
 
 def compare(numbers: Mapping[str, Mapping], section: str | None = None) -> pd.DataFrame:
     """The claims that ``numbers`` records, plus (with ``section``) that section's claims
-    needing per-trial verdicts: a small table for a notebook to show beside its results."""
+    needing per-trial verdicts, as a small table for a notebook to show beside its results:
+    statement, published and recomputed value (with their counts), status."""
     chosen = [
         c
         for c in CLAIMS
         if c.name in numbers or (c.per_trial and section is not None and c.section == section)
     ]
-    return ledger(numbers, chosen).drop(columns=["name"])
+    table = ledger(numbers, chosen)
+
+    def shown(value: str, counts: str, unit: str) -> str:
+        if not value:
+            return "–"
+        text = value + ("%" if unit == "%" else "")
+        return f"{text} ({counts})" if counts else text
+
+    return pd.DataFrame(
+        {
+            "statement": table["statement"],
+            "published": [
+                shown(v, c, u)
+                for v, c, u in zip(
+                    table["published"], table["published_counts"], table["unit"], strict=True
+                )
+            ],
+            "recomputed": [
+                shown(v, c, u)
+                for v, c, u in zip(
+                    table["recomputed"], table["recomputed_counts"], table["unit"], strict=True
+                )
+            ],
+            "status": [
+                f"{s} ({d})" if d else s
+                for s, d in zip(table["status"], table["difference"], strict=True)
+            ],
+        }
+    )
