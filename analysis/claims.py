@@ -91,16 +91,9 @@ def ledger(numbers: Mapping[str, Mapping], claims: Iterable[Claim] = CLAIMS) -> 
     return pd.DataFrame(rows, columns=list(COLUMNS))
 
 
-def compare(numbers: Mapping[str, Mapping], section: str | None = None) -> pd.DataFrame:
-    """The claims that ``numbers`` records, plus (with ``section``) that section's claims
-    needing per-trial verdicts, as a small table for a notebook to show beside its results:
-    statement, published and recomputed value (with their counts), status."""
-    chosen = [
-        c
-        for c in CLAIMS
-        if c.name in numbers or (c.per_trial and section is not None and c.section == section)
-    ]
-    table = ledger(numbers, chosen)
+def readable(table: pd.DataFrame) -> pd.DataFrame:
+    """Ledger rows for a reader: section, statement, published and recomputed value (with
+    their counts) and status (with the difference)."""
 
     def shown(value: str, counts: str, unit: str) -> str:
         if not value:
@@ -108,24 +101,37 @@ def compare(numbers: Mapping[str, Mapping], section: str | None = None) -> pd.Da
         text = value + ("%" if unit == "%" else "")
         return f"{text} ({counts})" if counts else text
 
+    rows = zip(
+        table["published"],
+        table["published_counts"],
+        table["recomputed"],
+        table["recomputed_counts"],
+        table["unit"],
+        table["status"],
+        table["difference"],
+        strict=True,
+    )
+    shown_rows = [
+        (shown(p, pc, u), shown(r, rc, u), f"{s} ({d})" if d else s)
+        for p, pc, r, rc, u, s, d in rows
+    ]
     return pd.DataFrame(
         {
-            "statement": table["statement"],
-            "published": [
-                shown(v, c, u)
-                for v, c, u in zip(
-                    table["published"], table["published_counts"], table["unit"], strict=True
-                )
-            ],
-            "recomputed": [
-                shown(v, c, u)
-                for v, c, u in zip(
-                    table["recomputed"], table["recomputed_counts"], table["unit"], strict=True
-                )
-            ],
-            "status": [
-                f"{s} ({d})" if d else s
-                for s, d in zip(table["status"], table["difference"], strict=True)
-            ],
+            "section": table["section"].tolist(),
+            "statement": table["statement"].tolist(),
+            "published": [r[0] for r in shown_rows],
+            "recomputed": [r[1] for r in shown_rows],
+            "status": [r[2] for r in shown_rows],
         }
     )
+
+
+def compare(numbers: Mapping[str, Mapping], section: str | None = None) -> pd.DataFrame:
+    """The claims that ``numbers`` records, plus (with ``section``) that section's claims
+    needing per-trial verdicts, as a small table for a notebook to show beside its results."""
+    chosen = [
+        c
+        for c in CLAIMS
+        if c.name in numbers or (c.per_trial and section is not None and c.section == section)
+    ]
+    return readable(ledger(numbers, chosen)).drop(columns="section")

@@ -48,13 +48,18 @@ def _width_pt(shown: pd.DataFrame, scale: float, colsep: float) -> float:
     return width
 
 
+def _breakable(tex: str) -> str:
+    """Escaped text that may break after a dot, underscore or slash (long identifiers)."""
+    return re.sub(r"(\.(?=[A-Za-z])|\\_(?=\S)|/(?=\S))", r"\1\\allowbreak{}", tex)
+
+
 def _wrapped_spec(shown: pd.DataFrame, numeric: list[bool], scale: float, colsep: float) -> str:
     """Fixed-width columns that add up to the text width: numbers keep the width of their
     widest cell; text columns get their longest unbreakable word, then share the rest in
     proportion to what more they need. Headers and text wrap."""
 
     def longest_word(values: list[str]) -> float:
-        words = [w for v in values for w in re.split(r"(?<=-)|\s+", v) if w]
+        words = [w for v in values for w in re.split(r"(?<=[-._/])|\s+", v) if w]
         return 5.5 * max([4, *(len(w) for w in words)]) * scale
 
     natural, minimum = {}, {}
@@ -121,6 +126,14 @@ def latex_table(frame: pd.DataFrame, caption: str, label: str) -> str:
     spec = "".join("r" if n else "l" for n in numeric)
     if not fitting:
         spec = _wrapped_spec(shown, numeric, scale, colsep)
+        body = [
+            " & ".join(
+                latex_escape(v) if n else _breakable(latex_escape(v))
+                for v, n in zip(row, numeric, strict=True)
+            )
+            + r" \\"
+            for row in shown.itertuples(False)
+        ]
     return "\n".join(
         [
             "{" + size,

@@ -18,7 +18,7 @@ from pathlib import Path
 
 import typst
 
-from analysis.claims import ledger
+from analysis.claims import ledger, readable
 from analysis.html_report import render_html
 from analysis.provenance import write_numbers_tex
 from analysis.report import CATALOGUE, merge_catalogue, write_table
@@ -50,7 +50,13 @@ def write_documents(paper_dir: Path, executed: list[Path]) -> None:
     catalogue = merge_catalogue(paper_dir)
     shutil.rmtree(paper_dir / CATALOGUE, ignore_errors=True)
     claims = ledger(document["numbers"])
-    write_table(paper_dir / "tables", claims, "claims", CLAIMS_CAPTION)
+    write_table(
+        paper_dir / "tables",
+        claims,
+        "claims",
+        CLAIMS_CAPTION,
+        for_reader=readable(claims),
+    )
     catalogue["tables/claims"] = {
         "kind": "table",
         "name": "claims",

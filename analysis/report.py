@@ -80,6 +80,12 @@ def use_style() -> None:
     plt.style.use(paths.FIGURE_STYLE)
 
 
+def row_label(condition: str, source: str) -> str:
+    """``condition [reference policy]``: a figure row naming where its verdicts come from."""
+    short = {"published": "published", "reference-gate": "reference policy", "run": "run"}
+    return f"{condition} [{short.get(str(source), str(source))}]"
+
+
 def source_style(source: str) -> dict:
     """Colour, marker and legend label of a verdict source (``published``, ...)."""
     return SOURCE_STYLE.get(
@@ -136,11 +142,23 @@ def presented(frame: pd.DataFrame) -> pd.DataFrame:
     return pd.DataFrame(shown, columns=list(shown))
 
 
-def write_table(folder: Path, frame: pd.DataFrame, name: str, caption: str = "") -> None:
+def write_table(
+    folder: Path,
+    frame: pd.DataFrame,
+    name: str,
+    caption: str = "",
+    *,
+    for_reader: pd.DataFrame | None = None,
+) -> None:
     """``frame`` as ``<folder>/<name>.csv`` (tidy names, full precision), ``.md`` and
-    ``.tex`` (human headers, rates in percent, other fractions to three decimals)."""
+    ``.tex`` (human headers, rates in percent, other fractions to three decimals).
+
+    ``for_reader``, when given, is what the Markdown and LaTeX show instead of ``frame``
+    (fewer, combined columns)."""
     folder.mkdir(parents=True, exist_ok=True)
     frame.to_csv(folder / f"{name}.csv", index=False)
+    if for_reader is not None:
+        frame = for_reader
     markdown = presented(frame).to_markdown(index=False, disable_numparse=True)
     (folder / f"{name}.md").write_text(
         (f"{caption}\n\n" if caption else "") + markdown + "\n", "utf-8"
