@@ -9,7 +9,7 @@ from pathlib import Path
 from typing import Any
 
 from analysis.runner.gates import REFERENCE_KIND
-from analysis.verdicts import TRIAL_COLUMNS
+from analysis.verdicts import TRIAL_COLUMNS, run_condition
 
 #: The trials table's columns less ``condition``, which the loader derives.
 TIDY_COLUMNS = tuple(column for column in TRIAL_COLUMNS if column != "condition")
@@ -19,8 +19,7 @@ def _trial_rows(root: Path) -> Iterator[dict[str, Any]]:
     configs = json.loads((root / "VARIANT_CONFIGS.json").read_text(encoding="utf-8"))["variants"]
     for variant_key, config in configs.items():
         reference = config.get("kind") == REFERENCE_KIND
-        model = config.get("label") or config.get("model") or variant_key
-        reasoning = "gate" if reference else (config.get("reasoning_label") or "off")
+        model, reasoning = run_condition(config, variant_key)
         for path in sorted((root / variant_key).glob("*/trial-*.json")):
             trial = json.loads(path.read_text(encoding="utf-8"))
             yield {
