@@ -73,7 +73,10 @@ def test_other_sources_are_not_gated() -> None:
 
 def test_source_summary() -> None:
     text = source_summary(hand_cells("run"))
-    assert text.startswith("No published per-trial verdicts present: running on run m1 (off)")
+    assert text.startswith("No published per-trial verdicts present.")
+    assert "run: m1 (off): stands alone" in text.splitlines()
+    published = source_summary(hand_cells("published"))
+    assert "published: pooled over 3 conditions (m1 (off), m2 (off), m3 (high))" in published
 
 
 def test_cell_records_must_match_their_own_trials(tmp_path) -> None:
