@@ -71,10 +71,7 @@ def trial_verdict(output: Any, error: Any = None) -> TrialVerdict:
         return TrialVerdict(None, PROVIDER_FILTERED, None)
     verdict = parse_response(getattr(output, "completion", None))
     truncated = _stop_reason(output) in TRUNCATED_STOP_REASONS
-    if verdict.parse_failed:
-        parse_status = FAILED
-    else:
-        parse_status = STRICT if verdict.format_ok else RECOVERED
+    parse_status = FAILED if verdict.parse_failed else STRICT if verdict.format_ok else RECOVERED
     return TrialVerdict(
         verdict.commit_permission,
         status_for(verdict, truncated),

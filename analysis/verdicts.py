@@ -687,8 +687,9 @@ def discover_runs(runs_dir: str | os.PathLike[str] | None = None) -> list[dict[s
     ``RUN_PLAN.json``; shards grouped by ``run_id``; source ``reference-gate`` under the
     reference-gates folder, else ``run``); tidy ``*.parquet``/``*.csv``/``*.jsonl`` tables
     outside the results folder and outside run roots; Inspect logs (``*.eval``, timestamped
-    ``*.json``; ``analysis.inspect_logs``) there too, one condition each. Raw roots under the reference-gates
-    folder are skipped when the runner's tidy ``trials.csv`` is there (it holds the same trials).
+    ``*.json``; ``analysis.inspect_logs``) there too, one condition each. Raw roots under the
+    reference-gates folder are skipped when the runner's tidy ``trials.csv`` is there (it
+    holds the same trials).
     """
     base = Path(runs_dir) if runs_dir is not None else project_paths.RUNS_DIR
     results = base / project_paths.RESULTS_DIR.relative_to(project_paths.RUNS_DIR)

@@ -16,19 +16,19 @@ pytest.importorskip("inspect_ai", reason="needs the inspect extra: pip install -
 if not paths.PARITY_VECTORS.exists():
     pytest.skip("run `make data` first", allow_module_level=True)
 
-from fake_openai_server import FakeOpenAIServer  # noqa: E402
-from inspect_ai import eval as inspect_eval  # noqa: E402
-from inspect_ai.log import read_eval_log, write_eval_log  # noqa: E402
-from inspect_ai.model import get_model  # noqa: E402
-from inspect_script import Script  # noqa: E402
+from fake_openai_server import FakeOpenAIServer
+from inspect_ai import eval as inspect_eval
+from inspect_ai.log import read_eval_log, write_eval_log
+from inspect_ai.model import get_model
+from inspect_script import Script
 
-from analysis.inspect_logs import load_inspect_log  # noqa: E402
-from analysis.inspect_task import steerbench_work  # noqa: E402
-from analysis.runner.client import EndpointSettings  # noqa: E402
-from analysis.runner.gates import EndpointGate, ModelSettings  # noqa: E402
-from analysis.runner.inputs import load_pinned_inputs  # noqa: E402
-from analysis.runner.runroot import run_gate  # noqa: E402
-from analysis.verdicts import VerdictError, discover_runs, load_run_root, load_trials  # noqa: E402
+from analysis.inspect_logs import load_inspect_log
+from analysis.inspect_task import steerbench_work
+from analysis.runner.client import EndpointSettings
+from analysis.runner.gates import EndpointGate, ModelSettings
+from analysis.runner.inputs import load_pinned_inputs
+from analysis.runner.runroot import run_gate
+from analysis.verdicts import VerdictError, discover_runs, load_run_root, load_trials
 
 pytestmark = pytest.mark.filterwarnings("ignore::DeprecationWarning")
 
@@ -110,7 +110,9 @@ def test_the_log_records_each_epoch_as_scored(parsed_log, inspect_trials) -> Non
 
 def test_metrics_match_a_plain_count(parsed_log, inspect_trials, scenarios) -> None:
     log = parsed_log
-    required = dict(zip(scenarios["scenario_id"], scenarios["required_gate"].astype(str)))
+    required = dict(
+        zip(scenarios["scenario_id"], scenarios["required_gate"].astype(str), strict=True)
+    )
     n = correct = holds = unders = proceeds = overs = 0
     for row in inspect_trials.itertuples(index=False):
         if str(row.status) == "provider_filtered":

@@ -10,8 +10,8 @@ import pytest
 
 from analysis import paths
 from analysis.inspect_verdict import trial_verdict
-from analysis.vocabulary import GATE_BY_VERB
 from analysis.verdicts import VerdictError, load_trials
+from analysis.vocabulary import GATE_BY_VERB
 
 if not paths.PARITY_VECTORS.exists():
     pytest.skip("run `make data` first", allow_module_level=True)
