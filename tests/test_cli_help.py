@@ -30,6 +30,13 @@ ENTRY_POINTS = {
         )
         for module in ("build", "release", "export")
     },
+    **{
+        f"benchmarks/{script}": (
+            [sys.executable, f"benchmarks/{script}", "--help"],
+            f"python benchmarks/{script}",
+        )
+        for script in ("bench_paper.py", "bench_scoring.py")
+    },
 }
 
 
