@@ -21,7 +21,8 @@ The trials table (``TRIAL_COLUMNS``) has one row per (scenario, condition, trial
 
 Layouts: the release's ``scenarios-detail.json`` (``load_scenarios_detail``), a raw run root
 ``<root>/<variant>/<scenario_id>/trial-N.json`` (``load_run_root``) and tidy Parquet / CSV /
-JSON Lines tables (``load_tidy``). ``load_trials`` finds them all under ``paths.RUNS_DIR``.
+JSON Lines tables (``load_tidy``) and Inspect AI logs (``analysis.inspect_logs``).
+``load_trials`` finds them all under ``paths.RUNS_DIR``.
 ``write_scenarios_detail`` writes a trials table back in the release's verdict file format.
 """
 
@@ -685,8 +686,10 @@ def discover_runs(runs_dir: str | os.PathLike[str] | None = None) -> list[dict[s
     (``<results>/scenarios-detail.json``, source ``published``); raw run roots (folders with a
     ``RUN_PLAN.json``; shards grouped by ``run_id``; source ``reference-gate`` under the
     reference-gates folder, else ``run``); tidy ``*.parquet``/``*.csv``/``*.jsonl`` tables
-    outside the results folder and outside run roots. Raw roots under the reference-gates
-    folder are skipped when the runner's tidy ``trials.csv`` is there (it holds the same trials).
+    outside the results folder and outside run roots; Inspect logs (``*.eval``, timestamped
+    ``*.json``; ``analysis.inspect_logs``) there too, one condition each. Raw roots under the
+    reference-gates folder are skipped when the runner's tidy ``trials.csv`` is there (it
+    holds the same trials).
     """
     base = Path(runs_dir) if runs_dir is not None else project_paths.RUNS_DIR
     results = base / project_paths.RESULTS_DIR.relative_to(project_paths.RUNS_DIR)
@@ -724,6 +727,13 @@ def discover_runs(runs_dir: str | os.PathLike[str] | None = None) -> list[dict[s
             ):
                 continue
             found.append({"kind": "tidy", "paths": [table], "source": None})
+
+    from analysis.inspect_logs import is_inspect_log
+
+    for log in sorted(p for p in base.rglob("*") if p.is_file() and is_inspect_log(p)):
+        if _inside(log, results) or _hidden(log, base) or any(_inside(log, r) for r in roots):
+            continue
+        found.append({"kind": "inspect", "paths": [log], "source": "run"})
     return found
 
 
@@ -733,6 +743,10 @@ def _load_entry(entry: dict[str, Any], scenarios: pd.DataFrame | None) -> pd.Dat
         return load_scenarios_detail(members[0], source=source, scenarios=scenarios)
     if kind == "run_root":
         return load_run_root(members, source=source, scenarios=scenarios)
+    if kind == "inspect":
+        from analysis.inspect_logs import load_inspect_log
+
+        return load_inspect_log(members[0], source=source, scenarios=scenarios)
     return load_tidy(members[0], source=source, scenarios=scenarios)
 
 
@@ -741,6 +755,10 @@ def _classify(path: Path) -> dict[str, Any]:
         if (path / RUN_PLAN_FILENAME).is_file():
             return {"kind": "run_root", "paths": [path], "source": "run"}
         raise VerdictError(f"{path}: a folder without {RUN_PLAN_FILENAME} is not a run root")
+    from analysis.inspect_logs import is_inspect_log
+
+    if is_inspect_log(path):
+        return {"kind": "inspect", "paths": [path], "source": "run"}
     if path.suffix.lower() == ".json":
         return {"kind": "detail", "paths": [path], "source": "published"}
     if path.suffix.lower() in (*TIDY_SUFFIXES, ".ndjson"):
@@ -756,7 +774,8 @@ def load_trials(
     """Every trial as one trials table.
 
     With ``paths`` None, everything ``discover_runs()`` finds under ``paths.RUNS_DIR``;
-    otherwise the given verdict files (``*.json``), run roots (folders) and tidy tables.
+    otherwise the given verdict files (``*.json``), run roots (folders), tidy tables and
+    Inspect logs (``*.eval``, timestamped ``*.json``).
     ``scenarios``, when given, must contain every scenario id.
     """
     if paths is None:
