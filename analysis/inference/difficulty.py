@@ -41,9 +41,9 @@ def pattern_difficulty(
     ``method="bayes"``: a logistic mixed model with a scenario random intercept
     (statsmodels ``BinomialBayesMixedGLM``, posterior mode with its Laplace covariance;
     interval = mode +/- 1.96 sd on the log-odds scale; the variational fit's sds ignore the
-    correlation with the random effects and come out far too narrow). ``method="gee"``: GEE with an exchangeable
-    working correlation within scenarios (robust Wald interval), a population-averaged odds
-    ratio. One source at a time.
+    correlation with the random effects and come out far too narrow). ``method="gee"``: GEE
+    with an exchangeable working correlation within scenarios (robust Wald interval), a
+    population-averaged odds ratio. One source at a time.
 
     Returns
     -------

@@ -313,8 +313,8 @@ def unpaired_reasoning(conditions: pd.DataFrame) -> pd.DataFrame:
     ...     "n_proceed_opportunities": [40, 40], "n_modal_correct": [10, 14], "n_cells": [20, 20],
     ...     "n_under_refusals": [1, 1], "n_hold_opportunities": [10, 10]})
     >>> out = unpaired_reasoning(conditions)
-    >>> out[["metric", "estimate"]].round(2).to_dict("records")
-    [{'metric': 'mean_trial_accuracy', 'estimate': 0.2}, {'metric': 'over_refusal', 'estimate': 0.0}]
+    >>> out["metric"].tolist(), out["estimate"].round(2).tolist()
+    (['mean_trial_accuracy', 'over_refusal'], [0.2, 0.0])
     """
     contrasts = reasoning_contrasts(conditions)
     rows = []
