@@ -33,7 +33,11 @@ def adjust_pvalues(
     out["survives_holm"], out["survives_bh"] = False, False
     out["family_size"] = 0
     keys = [family] if isinstance(family, str) else list(family or [])
-    groups = out.groupby(keys, sort=False).groups.values() if keys else [out.index]
+    groups = (
+        out.groupby(keys[0] if len(keys) == 1 else keys, sort=False).groups.values()
+        if keys
+        else [out.index]
+    )
     for index in groups:
         valid = [i for i in index if pd.notna(out.at[i, "p"])]
         if not valid:

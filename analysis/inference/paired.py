@@ -70,7 +70,8 @@ def paired_accuracy_difference(
 
     Per pair, the difference of the two cells' trial accuracies is taken in every scenario
     scored in both conditions; the estimate is their mean, the interval a seeded percentile
-    bootstrap over scenarios, the test Wilcoxon's signed-rank test (pingouin).
+    bootstrap over scenarios, the test Wilcoxon's signed-rank test on the differences
+    (pingouin: zero differences dropped, continuity-corrected).
 
     Parameters
     ----------
@@ -120,7 +121,7 @@ def paired_accuracy_difference(
             either = (arrays.scored[lo] > 0) | (arrays.scored[hi] > 0)
             floor = ratio(arrays.n_correct[lo, both], arrays.n_trials[lo, both])
             high = ratio(arrays.n_correct[hi, both], arrays.n_trials[hi, both])
-            diff = high - floor
+            diff = np.round(high - floor, 12)  # equal differences must tie exactly
             n = len(diff)
             row.update(n_clusters=n, n_unpaired=int(either.sum() - n), pairing=_pairing(n, 0))
             row["pairing"] = _pairing(n, row["n_unpaired"])
@@ -135,7 +136,7 @@ def paired_accuracy_difference(
                     "estimate": float(diff.mean()),
                     "ci_low": float(low),
                     "ci_high": float(high_),
-                    "p": _wilcoxon(high, floor),
+                    "p": _wilcoxon(diff),
                     "sd_diff": float(diff.std(ddof=1)) if n > 1 else np.nan,
                 }
             )
@@ -146,10 +147,11 @@ def _setting(condition: str) -> str:
     return condition.rpartition(" (")[2].rstrip(")")
 
 
-def _wilcoxon(high: np.ndarray, floor: np.ndarray) -> float:
-    if np.allclose(high, floor):
+def _wilcoxon(diff: np.ndarray) -> float:
+    """Wilcoxon signed-rank p of paired differences (zero differences dropped)."""
+    if not np.any(diff):
         return 1.0
-    return float(pg.wilcoxon(high, floor)["p_val"].iloc[0])
+    return float(pg.wilcoxon(diff)["p_val"].iloc[0])
 
 
 _COLUMNS = [
@@ -180,14 +182,16 @@ def _frame(rows: list[dict]) -> pd.DataFrame:
 def newcombe_paired_interval(
     both: int, only_first: int, only_second: int, neither: int, alpha: float = 0.05
 ) -> tuple[float, float]:
-    """Newcombe's hybrid score interval (his method 10) for p_first - p_second of paired
-    binary outcomes, from the 2x2 counts; NaN bounds when there are no pairs.
+    """Newcombe's hybrid score (square-and-add) interval, his method 10, for
+    p_first - p_second of paired binary outcomes from the 2x2 counts: Wilson intervals of the
+    two margins combined with the estimated correlation phi, whose numerator ad - bc is
+    reduced by n/2 (not below 0) when positive. NaN bounds when there are no pairs.
 
     Examples
     --------
-    >>> low, high = newcombe_paired_interval(both=8, only_first=5, only_second=2, neither=5)
+    >>> low, high = newcombe_paired_interval(both=59, only_first=6, only_second=16, neither=80)
     >>> round(low, 4), round(high, 4)
-    (-0.095, 0.3679)
+    (-0.1186, -0.0046)
     """
     n = both + only_first + only_second + neither
     if n == 0:
@@ -197,7 +201,10 @@ def newcombe_paired_interval(
     l2, u2 = proportion_confint(both + only_second, n, alpha=alpha, method="wilson")
     margins = (both + only_first) * (only_second + neither) * (both + only_second)
     margins *= only_first + neither
-    phi = (both * neither - only_first * only_second) / np.sqrt(margins) if margins else 0.0
+    cross = both * neither - only_first * only_second
+    if cross > 0:  # Newcombe's correction of the correlation estimate
+        cross = max(cross - n / 2, 0.0)
+    phi = cross / np.sqrt(margins) if margins else 0.0
     delta = np.sqrt(max((p1 - l1) ** 2 - 2 * phi * (p1 - l1) * (u2 - p2) + (u2 - p2) ** 2, 0))
     epsilon = np.sqrt(max((u1 - p1) ** 2 - 2 * phi * (u1 - p1) * (p2 - l2) + (p2 - l2) ** 2, 0))
     return float(p1 - p2 - delta), float(p1 - p2 + epsilon)
