@@ -37,7 +37,16 @@ paper: $(PAPER_STAMP)
 $(PAPER_STAMP): $(ENV_STAMP) $(DATA_STAMP) $(PAPER_INPUTS)
 	$(PY) -m analysis.build
 
-test: $(ENV_STAMP) $(DATA_STAMP)
+# The tests install the inspect extra so its tests run; `make test WITH_INSPECT=0` leaves
+# it out (its tests are then skipped; a fresh VENV=... tests the base install alone).
+WITH_INSPECT ?= 1
+INSPECT_STAMP := $(VENV)/.installed-inspect
+
+$(INSPECT_STAMP): $(ENV_STAMP)
+	$(PY) -m pip install --quiet --disable-pip-version-check -c requirements.lock -e '.[dev,inspect]'
+	touch $@
+
+test: $(ENV_STAMP) $(DATA_STAMP) $(if $(filter 1,$(WITH_INSPECT)),$(INSPECT_STAMP))
 	$(PY) -m pytest
 
 lint: $(ENV_STAMP)
