@@ -17,6 +17,7 @@ import mistune
 import nbformat
 import pandas as pd
 
+from analysis.claims import readable
 from analysis.report import presented
 
 TITLE = "SteerBench-Work: reproduction report"
@@ -135,21 +136,7 @@ def identity_html(build: Mapping | None, release: str) -> str:
 
 def claims_html(claims: pd.DataFrame) -> str:
     """The claims ledger as an HTML table, each status marked."""
-    shown = presented(
-        claims[
-            [
-                "section",
-                "statement",
-                "published",
-                "recomputed",
-                "unit",
-                "published_counts",
-                "recomputed_counts",
-                "status",
-                "difference",
-            ]
-        ].astype(str)
-    )
+    shown = presented(readable(claims))
     head = "".join(f"<th>{html.escape(c)}</th>" for c in shown.columns)
     rows = []
     for row in shown.itertuples(index=False):

@@ -44,13 +44,22 @@ def slug(text: str) -> str:
 def number_name(section: str, *parts: str, source: str = "published") -> str:
     """``section.part...`` for the paper's verdicts, under ``reference.`` or ``runs.`` otherwise.
 
-    Each part is slugged as one segment (``"gpt-5.4-nano"`` -> ``gpt-5-4-nano``).
+    ``source`` is a trials source (``published``, ``reference-gate``, ``run``) or a pool of
+    ``analysis.breakdowns.pool_cells`` (``"reference-gate: surface-flag (gate)"``): a pool of
+    one condition names that condition once, after the section. Each part is slugged as one
+    segment (``"gpt-5.4-nano"`` -> ``gpt-5-4-nano``).
     """
-    if source not in SOURCE_NAMESPACES:
+    origin, _, condition = str(source).partition(": ")
+    if origin in SOURCE_NAMESPACES:
+        namespace = SOURCE_NAMESPACES[origin]
+    elif condition or not origin:
         known = ", ".join(SOURCE_NAMESPACES)
         raise ValueError(f"unknown verdict source {source!r}; known: {known}")
-    namespace = SOURCE_NAMESPACES[source]
-    segments = [slug(part) for part in (section, *parts)]
+    else:  # a named pool of conditions from local runs and reference policies
+        namespace, condition = "runs", origin
+    pooled = [slug(condition)] if condition else []
+    rest = [slug(p) for p in parts if not (pooled and slug(p) == pooled[0])]
+    segments = [slug(section), *pooled, *rest]
     return ".".join([namespace, *segments] if namespace else segments)
 
 

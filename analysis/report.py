@@ -83,14 +83,25 @@ def use_style() -> None:
 def row_label(condition: str, source: str) -> str:
     """``condition [reference policy]``: a figure row naming where its verdicts come from."""
     short = {"published": "published", "reference-gate": "reference policy", "run": "run"}
-    return f"{condition} [{short.get(str(source), str(source))}]"
+    origin = str(source).partition(": ")[0]
+    return f"{condition} [{short.get(origin, origin)}]"
+
+
+_POOL_COLOURS: dict[str, str] = {}
 
 
 def source_style(source: str) -> dict:
-    """Colour, marker and legend label of a verdict source (``published``, ...)."""
-    return SOURCE_STYLE.get(
-        str(source), {"color": PALETTE["purple"], "marker": "D", "label": str(source)}
-    )
+    """Colour, marker and legend label of a verdict source or pool (``published``,
+    ``reference-gate: surface-flag (gate)``, ...): the marker tells the origin, the colour
+    the pool."""
+    origin, _, condition = str(source).partition(": ")
+    base = SOURCE_STYLE.get(origin, {"color": PALETTE["purple"], "marker": "D", "label": origin})
+    if not condition:
+        return dict(base)
+    others = [c for k, c in PALETTE.items() if k not in ("black", "yellow", "blue")]
+    colour = _POOL_COLOURS.setdefault(str(source), others[len(_POOL_COLOURS) % len(others)])
+    kind = "reference policy" if origin == "reference-gate" else origin
+    return {"color": colour, "marker": base["marker"], "label": f"{condition} ({kind})"}
 
 
 def percent_axis(ax: plt.Axes, axis: str = "x", *, limits: bool = True) -> None:
