@@ -5,6 +5,8 @@ from __future__ import annotations
 
 import json
 import shutil
+import subprocess
+import sys
 from pathlib import Path
 
 import pandas as pd
@@ -228,3 +230,30 @@ def test_a_truncated_log_is_refused(parsed_log, tmp_path: Path, fmt: str) -> Non
     with pytest.raises(VerdictError, match="cannot read as an Inspect log") as err:
         load_trials([cut])
     assert str(cut) in str(err.value)
+
+
+def test_inspect_eval_on_the_command_line_runs_offline(tmp_path: Path) -> None:
+    inspect_cli = Path(sys.executable).parent / "inspect"
+    task_file = Path(__file__).parent / "inspect_offline_task.py"
+    done = subprocess.run(
+        [
+            inspect_cli,
+            "eval",
+            task_file,
+            "--epochs",
+            "1",
+            "--log-dir",
+            tmp_path,
+            "--display",
+            "none",
+        ],
+        capture_output=True,
+        text=True,
+        timeout=600,
+        check=False,
+    )
+    assert done.returncode == 0, done.stderr[-2000:]
+    [log] = tmp_path.glob("*.eval")
+    trials = load_trials([log])
+    assert len(trials) == len(SCENARIO_IDS)
+    assert set(trials["condition"].astype(str)) == {"model (off)"}
