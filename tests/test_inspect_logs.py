@@ -232,16 +232,20 @@ def test_a_truncated_log_is_refused(parsed_log, tmp_path: Path, fmt: str) -> Non
     assert str(cut) in str(err.value)
 
 
-def test_inspect_eval_on_the_command_line_runs_offline(tmp_path: Path) -> None:
+def test_inspect_eval_on_the_command_line_runs_offline_and_partial_logs_are_refused(
+    tmp_path: Path,
+) -> None:
     inspect_cli = Path(sys.executable).parent / "inspect"
     task_file = Path(__file__).parent / "inspect_offline_task.py"
     done = subprocess.run(
         [
             inspect_cli,
             "eval",
-            task_file,
+            task_file.name,
             "--epochs",
             "1",
+            "--limit",
+            "4",
             "--log-dir",
             tmp_path,
             "--display",
@@ -251,9 +255,18 @@ def test_inspect_eval_on_the_command_line_runs_offline(tmp_path: Path) -> None:
         text=True,
         timeout=600,
         check=False,
+        cwd=task_file.parent,
     )
     assert done.returncode == 0, done.stderr[-2000:]
     [log] = tmp_path.glob("*.eval")
-    trials = load_trials([log])
-    assert len(trials) == len(SCENARIO_IDS)
-    assert set(trials["condition"].astype(str)) == {"model (off)"}
+    header = read_eval_log(str(log), header_only=True)
+    assert (header.status, header.eval.task, header.eval.model) == (
+        "success",
+        "steerbench_work",
+        "mockllm/model",
+    )
+    # a partial run (--limit) is refused by name, with the scenarios it lacks
+    n_missing = len(SCENARIO_IDS) - 4
+    with pytest.raises(VerdictError, match=f"{n_missing} of {len(SCENARIO_IDS)} pinned") as err:
+        load_trials([log])
+    assert str(log) in str(err.value)
