@@ -164,8 +164,14 @@ def test_logs_are_discovered_and_loaded_per_condition(
     counts = trials.groupby("condition", observed=True).size().to_dict()
     n = len(SCENARIO_IDS) * TRIALS
     assert counts == {"model (off)": n, "model (high)": n}
-    with pytest.raises(VerdictError, match="duplicate"):
-        load_trials([runs / inspect_log.name, runs / inspect_log.name])
+    # a second run of the same condition is never pooled with the first
+    rerun = parsed_log.model_copy(deep=True)
+    sample = next(s for s in rerun.samples if s.scores["commit_permission"].answer == "allowed")
+    sample.output.completion = '{"commit_permission": "blocked"}'
+    rerun_path = tmp_path / "2026-06-02T10-00-00+00-00_steerbench-work_rerun.eval"
+    write_eval_log(rerun, str(rerun_path))
+    with pytest.raises(VerdictError, match=r"model \(off\).*different trials"):
+        load_trials([runs / inspect_log.name, rerun_path])
 
 
 def _altered(parsed_log, tmp_path: Path, change) -> Path:
