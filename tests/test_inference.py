@@ -182,7 +182,7 @@ def test_pooled_quantities_on_the_reference_gates(scenarios):
     from analysis.trial_gate import load_checked_cells
 
     _, cells = load_checked_cells(scenarios)
-    reference = cells[cells.source.astype(str) == "reference-gate"]
+    reference = cells[cells.pool_of.astype(str) == "reference-gate"].assign(source="reference")
     gap = inf.pooled_mirror_gap(reference, scenarios).iloc[0]
     assert gap.estimate == pytest.approx(float(mirror_gap(reference, scenarios).gap))
     patterns = inf.pooled_pattern_accuracy(reference, scenarios)
