@@ -27,10 +27,6 @@ from datetime import UTC, datetime
 from importlib import metadata
 from pathlib import Path
 
-import nbformat
-import papermill
-from nbconvert import HTMLExporter
-
 from analysis import paths
 from analysis.identity import (
     PAPER_STAMP,
@@ -40,11 +36,10 @@ from analysis.identity import (
     lock_for,
     recover_paper,
 )
-from analysis.leaderboard import load_conditions
 from analysis.lock import LockedError
-from analysis.provenance import FRAGMENTS, merge_fragments
-from analysis.scenarios import load_scenarios
-from analysis.trial_gate import load_checked_cells
+
+# The analysis stack and the notebook machinery are imported where they are first needed,
+# so that a refusal (busy lock, read-only paper/, bad input) comes within a second or two.
 
 STAMP = PAPER_STAMP
 
@@ -88,6 +83,8 @@ class NotebookRun:
 
 def execute(notebook: Path, staging: Path) -> Path:
     """Run one notebook with papermill, its outputs going to ``staging``."""
+    import papermill
+
     executed = staging / "notebooks" / notebook.name
     papermill.execute_notebook(  # no cwd: papermill's chdir is not thread-safe
         str(notebook),
@@ -101,8 +98,12 @@ def execute(notebook: Path, staging: Path) -> Path:
     return executed
 
 
-def failing_cell(notebook: Path, error: papermill.PapermillExecutionError) -> str:
-    """'cell <index> (`first line`)' of the source notebook's cell that raised ``error``."""
+def failing_cell(notebook: Path, error: Exception) -> str:
+    """'cell index <n> (`first line`)' of the source notebook's cell that raised ``error``
+    (a ``PapermillExecutionError``): counted in the notebook as written, without the
+    parameters cell papermill injects."""
+    import nbformat
+
     cells = nbformat.read(notebook, as_version=4).cells
     source = (error.source or "").strip()
     index = next(
@@ -120,6 +121,8 @@ def failing_cell(notebook: Path, error: papermill.PapermillExecutionError) -> st
 
 def run_notebook(notebook: Path, staging: Path) -> NotebookRun:
     """Execute one notebook and report its outcome without raising."""
+    import papermill
+
     started = time.perf_counter()
     executed = staging / "notebooks" / notebook.name
     try:
@@ -139,6 +142,9 @@ def run_notebook(notebook: Path, staging: Path) -> NotebookRun:
 
 def render_report(executed: list[Path], target: Path) -> None:
     """One HTML page of all executed notebooks, in order, without their code."""
+    import nbformat
+    from nbconvert import HTMLExporter
+
     combined = nbformat.v4.new_notebook()
     for path in executed:
         combined.cells.extend(nbformat.read(path, as_version=4).cells)
@@ -196,6 +202,10 @@ def check_writable(paper_dir: Path) -> None:
 
 def check_inputs() -> None:
     """Load every input the notebooks read, so that bad input stops the build first."""
+    from analysis.leaderboard import load_conditions
+    from analysis.scenarios import load_scenarios
+    from analysis.trial_gate import load_checked_cells
+
     scenarios = load_scenarios()
     load_conditions(scenarios)
     load_checked_cells(scenarios)
@@ -222,6 +232,8 @@ def _keep_failed(runs: list[NotebookRun], paper_dir: Path) -> Path:
 
 def build(notebooks: list[Path], paper_dir: Path = paths.PAPER_DIR, workers: int = 2) -> Path:
     """Execute ``notebooks`` and replace ``paper_dir`` with their outputs; all or nothing."""
+    from analysis.provenance import FRAGMENTS, merge_fragments
+
     data = paths.data_dir()
     recover_paper(paper_dir)
     check_writable(paper_dir)
@@ -235,10 +247,14 @@ def build(notebooks: list[Path], paper_dir: Path = paths.PAPER_DIR, workers: int
             runs = list(pool.map(lambda nb: run_notebook(nb, staging), notebooks))
         failed = [run for run in runs if run.failure]
         if failed:
-            kept = _keep_failed(failed, paper_dir)
+            kept = _keep_failed(failed, paper_dir) / failed[0].executed.name
+            where = (
+                f"; the partly executed notebook is kept in {kept}"
+                if kept.is_file()
+                else "; it did not start, so nothing was kept"
+            )
             raise BuildError(
-                f"notebook {failed[0].failure}; the partly executed notebook is kept in "
-                f"{kept}/{failed[0].executed.name}"
+                f"notebook {failed[0].failure}{where}"
                 + "".join(f"\n  also failed: {run.failure}" for run in failed[1:])
             )
         numbers = merge_fragments(staging)
