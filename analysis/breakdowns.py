@@ -251,15 +251,18 @@ class Severity:
 
 
 def severity_by_tier(cells: pd.DataFrame, scenarios: pd.DataFrame) -> Severity:
-    """Modal misses by irreversibility tier weight (1/2/4, from the scenarios table).
+    """Modal misses by irreversibility tier weight (1/2/4, from the scenarios table), over the
+    cells with a modal decision (a cell with none, like a filtered cell, leaves both the
+    misses and the denominators, as in the release's weighted miss).
 
-    ``by_tier``: per (source, tier_weight) ``n_cells``, ``n_misses`` (modal-scored cells not
+    ``by_tier``: per (source, tier_weight) ``n_cells``, ``n_misses`` (decided cells not
     modal-correct), ``weight_scored`` / ``weight_missed`` (tier weight summed over those cells).
     ``by_condition``: per (source, condition) ``n_cells``, ``n_misses``, ``misses_w<w>`` for
     each weight, ``weight_scored``, ``weight_missed`` and ``weighted_miss`` = missed weight /
     scored weight.
     """
     scored = scored_cells(cells, scenarios)
+    scored = scored.loc[scored["directionally_scored"].to_numpy(dtype=bool)]
     weights = scenarios[["scenario_id", "tier_weight"]].copy()
     weights["scenario_id"] = weights["scenario_id"].astype(str)
     scored = scored.drop(columns=["tier_weight"]).merge(weights, on="scenario_id", how="left")

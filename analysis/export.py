@@ -8,6 +8,7 @@ files untouched.
 
 from __future__ import annotations
 
+import argparse
 import os
 import shutil
 import sys
@@ -83,8 +84,9 @@ def export(
 
 def main(argv: list[str] | None = None) -> int:
     """Command line entry: ``python -m analysis.export [OUT_DIR]``."""
-    args = sys.argv[1:] if argv is None else argv
-    written = export(args[0] if args else None)
+    parser = argparse.ArgumentParser(prog="python -m analysis.export", description=__doc__)
+    parser.add_argument("out_dir", nargs="?", help="output folder (default: data/processed)")
+    written = export(parser.parse_args(sys.argv[1:] if argv is None else argv).out_dir)
     for path in written:
         print(path)
     return 0

@@ -1,9 +1,16 @@
 """Rounding and printing numbers from raw counts, once.
 
-Every percentage the project prints goes through :func:`percent`: the exact fraction of two
-integers rounded half-up at the last printed digit, never a value derived from an
-already-rounded number. The release prints accuracies with one decimal always (``"90.0%"``)
-and directional rates with whole numbers bare (``"25%"``); both styles are here.
+Two kinds of text come out of this module:
+
+- the project's own values (:func:`percent`, :func:`points_text`): the exact fraction of two
+  integers rounded half-up at the last printed digit, never a value derived from an
+  already-rounded number;
+- the release's strings (:func:`percent_text`, :func:`rate_text`, :func:`count_text`,
+  :func:`weighted_miss_text`), printed as the release's JavaScript tooling prints them:
+  ``Number.prototype.toFixed`` on the binary double, which rounds the double's exact decimal
+  value half-up (:func:`js_fixed`). Accuracies always carry one decimal (``"90.0%"``);
+  directional rates drop the ".0" only when ``(k / n) * 100`` is an integer in double
+  arithmetic, so 1/50 prints ``"2%"`` but 7/50 (``14.000000000000002``) prints ``"14.0%"``.
 """
 
 from __future__ import annotations
@@ -28,24 +35,70 @@ def percent(k: int, n: int, digits: int = 1) -> Decimal:
 
 
 def format_percent(value: Fraction | float | int) -> str:
-    """A percentage with one decimal, as the release prints accuracies: ``"84.0%"``."""
+    """A percentage with one decimal, rounded half-up from the exact value: ``"84.0%"``."""
     return f"{rounded(Fraction(value))}%"
 
 
+# --------------------------------------------------------------------------------------------
+# The release's strings (JavaScript number formatting)
+# --------------------------------------------------------------------------------------------
+
+
+def js_fixed(value: float, digits: int) -> str:
+    """``value.toFixed(digits)`` as JavaScript prints it (for |value| < 1e21).
+
+    ``toFixed`` picks the integer n nearest to ``value * 10**digits`` computed exactly from the
+    double, the larger on a tie: the exact binary value rounded half-up, so ``(1.005).toFixed(2)``
+    is ``"1.00"`` (the double is just below 1.005) and ``(12.55).toFixed(1)`` is ``"12.6"``.
+    """
+    exact = Decimal(float(value))
+    quantum = Decimal(1).scaleb(-digits)
+    sign = "-" if exact < 0 else ""
+    text = f"{abs(exact).quantize(quantum, rounding=ROUND_HALF_UP):f}"
+    return sign + text if float(text) != 0 else text
+
+
+def js_percent(k: int, n: int) -> float:
+    """``(k / n) * 100`` in double arithmetic, as the release's tooling computes it."""
+    if n <= 0:
+        raise ValueError(f"percentage of an empty denominator ({k}/{n})")
+    return (int(k) / int(n)) * 100
+
+
 def percent_text(k: int, n: int) -> str:
-    """``"57.5%"`` for 61/106, ``"90.0%"`` for 477/530."""
-    return f"{percent(k, n)}%"
+    """An accuracy as the release prints it: ``"57.5%"`` for 61/106, ``"90.0%"`` for 477/530."""
+    return f"{js_fixed(js_percent(k, n), 1)}%"
 
 
 def rate_text(k: int, n: int) -> str:
-    """A directional rate as the release prints it: whole numbers bare, ``"25%"``, ``"0%"``."""
-    text = f"{percent(k, n)}"
-    return (text.removesuffix(".0")) + "%"
+    """A directional rate as the release prints it: bare when ``(k / n) * 100`` is an integer
+    double (``"2%"`` for 1/50, ``"25%"`` for 14/56), else one decimal (``"14.0%"`` for 7/50)."""
+    value = js_percent(k, n)
+    return f"{int(value)}%" if value.is_integer() else f"{js_fixed(value, 1)}%"
 
 
 def count_text(k: int, n: int, whole_bare: bool = False) -> str:
     """``"57.5% (61/106)"``: a percentage with its counts; ``whole_bare`` as :func:`rate_text`."""
     return f"{(rate_text if whole_bare else percent_text)(k, n)} ({k}/{n})"
+
+
+def interval_bound_text(fraction: float) -> str:
+    """One bound of a printed interval: ``(fraction * 100).toFixed(1) + "%"``."""
+    return f"{js_fixed(float(fraction) * 100, 1)}%"
+
+
+def weighted_miss_rate(missed: int, scored: int) -> float:
+    """The release's weighted-miss rate: ``missed / scored`` rounded to 4 decimals
+    (``Number(x.toFixed(4))``)."""
+    if scored <= 0:
+        raise ValueError(f"weighted miss over an empty weight ({missed}/{scored})")
+    return float(js_fixed(int(missed) / int(scored), 4))
+
+
+def weighted_miss_text(missed: int, scored: int) -> str:
+    """The release's weighted miss: the 4-decimal rate times 100, to one decimal:
+    ``"12.6%"`` for 34/271 (rate 0.1255)."""
+    return f"{js_fixed(weighted_miss_rate(missed, scored) * 100, 1)}%"
 
 
 def points_text(k1: int, n1: int, k0: int, n0: int) -> str:

@@ -1,36 +1,45 @@
 """The published conditions table: ``leaderboard.json`` parsed into counts and checked.
 
 Each published string (``"57.5% (61/106)"``, ``"58.5%"``, ``"[54.2%, 62.6%]"``) becomes
-integer counts and denominators. Where the release prints only a percentage (mean trial
-accuracy, pass5, weighted miss) the numerator is the one integer whose percentage over the
-known denominator prints as published; :func:`check_leaderboard` then re-derives every
-printed string, every Wilson interval and every denominator from these counts.
+integer counts and denominators, printed back by the release's own rules
+(:mod:`analysis.formatting`). Where the release prints only a percentage the numerator is the
+one integer whose string, and Wilson interval, over the known denominator print as published.
 
-Weighted miss is the exception: the release prints no weight denominator, and the published
-values are not counts over one corpus weight (gpt-5.5 (high), with every cell decided, is
-no count over the 271 of the current tier weights), so it is carried as the published
-percentage (``weighted_miss_published``) and recomputed only from per-trial verdicts.
+Denominators follow the release's scoring, not one release's numbers: a cell the provider
+filtered on every trial leaves every denominator (modal accuracy and pass5 count the other
+cells, mean trial accuracy their trials), and a cell with no modal decision leaves the
+directional denominators. Weighted miss is a count: the tier weights of the modal misses over
+the tier weights of the cells with a modal decision, rounded to 4 decimals as a rate before
+it is printed. The release prints no weight denominator, so it is found among the totals the
+directional counts allow (every weight, less the weights of as many hold and proceed cells as
+left the directional denominators): ``weighted_miss_counts`` lists every (missed / decided
+weight) that prints as published, and ``weight_missed`` / ``weight_scored`` hold the count
+when all fits agree on it (else NA: the release does not say which cell left).
 """
 
 from __future__ import annotations
 
 import json
-import re
+from collections import Counter
+from fractions import Fraction
 from pathlib import Path
 
 import pandas as pd
 
 from analysis import paths
-from analysis.formatting import count_text, format_percent, percent, percent_text
+from analysis.formatting import (
+    count_text,
+    interval_bound_text,
+    percent_text,
+    weighted_miss_text,
+)
 from analysis.stats import wilson_interval
 from analysis.vocabulary import ALLOWED, BLOCKED, condition_label
 
 #: Reasoning settings that are a model's floor; every other setting is its "high" row.
 FLOOR_SETTINGS = ("off", "minimal", "low", "none")
 
-_COUNTED = re.compile(r"^(?P<pct>\d+(?:\.\d)?)% \((?P<k>\d+)/(?P<n>\d+)\)$")
-_PERCENT = re.compile(r"^(?P<pct>\d+(?:\.\d)?)%$")
-_INTERVAL = re.compile(r"^\[(\d+(?:\.\d)?)%, (\d+(?:\.\d)?)%\]$")
+LEADERBOARD_FILENAME = "leaderboard.json"
 
 
 class ConsistencyError(ValueError):
@@ -42,37 +51,10 @@ class ConsistencyError(ValueError):
         super().__init__(f"{source}: {len(mismatches)} published value(s) do not match:\n{listing}")
 
 
-def _counted(text: str, row: str, field: str) -> tuple[int, int]:
-    match = _COUNTED.match(text)
-    if not match:
-        raise ConsistencyError("leaderboard.json", [f"{row}: {field}: cannot read {text!r}"])
-    return int(match["k"]), int(match["n"])
-
-
-def numerator_for(text: str, n: int, row: str, field: str) -> int:
-    """The integer k whose ``percent_text(k, n)`` prints as ``text``; it must be unique."""
-    if not _PERCENT.match(text):
-        raise ConsistencyError("leaderboard.json", [f"{row}: {field}: cannot read {text!r}"])
-    candidates = [k for k in range(n + 1) if percent_text(k, n) == text]
-    if len(candidates) != 1:
-        raise ConsistencyError(
-            "leaderboard.json",
-            [f"{row}: {field}: {text!r} fits {len(candidates)} counts out of {n}, not exactly one"],
-        )
-    return candidates[0]
-
-
-def _published_percent(text: str, row: str) -> float:
-    match = _PERCENT.match(text)
-    if not match:
-        raise ConsistencyError("leaderboard.json", [f"{row}: weighted_miss: cannot read {text!r}"])
-    return float(match["pct"])
-
-
 def interval_text(k: int, n: int) -> str:
     """The release's printed Wilson 95% interval, ``"[54.2%, 62.6%]"``."""
     low, high = wilson_interval(k, n)
-    return f"[{format_percent(100 * low)}, {format_percent(100 * high)}]"
+    return f"[{interval_bound_text(low)}, {interval_bound_text(high)}]"
 
 
 def reasoning_level(reasoning: str) -> str:
@@ -86,52 +68,162 @@ def read_leaderboard(path: Path) -> list[dict]:
         return json.loads(path.read_text(encoding="utf-8"))["rows"]
     except json.JSONDecodeError as error:
         raise ConsistencyError(str(path), [f"malformed JSON ({error})"]) from None
+    except KeyError:
+        raise ConsistencyError(str(path), ["no 'rows' list"]) from None
+
+
+def _field(row: dict, label: str, field: str) -> str:
+    value = row.get(field)
+    if not isinstance(value, str):
+        raise ConsistencyError(LEADERBOARD_FILENAME, [f"{label}: {field}: missing or not a string"])
+    return value
+
+
+def _counted(row: dict, label: str, field: str, whole_bare: bool) -> tuple[int, int]:
+    """``"57.5% (61/106)"`` -> (61, 106), refused unless it prints back exactly."""
+    text = _field(row, label, field)
+    head, _, tail = text.rpartition(" (")
+    try:
+        k_text, n_text = tail.removesuffix(")").split("/")
+        k, n = int(k_text), int(n_text)
+    except ValueError:
+        raise ConsistencyError(
+            LEADERBOARD_FILENAME, [f"{label}: {field}: cannot read {text!r}"]
+        ) from None
+    if not head or not tail.endswith(")") or not 0 <= k <= n or n == 0:
+        raise ConsistencyError(LEADERBOARD_FILENAME, [f"{label}: {field}: cannot read {text!r}"])
+    return k, n
+
+
+def numerator_for(row: dict, label: str, field: str, n: int) -> int:
+    """The integer k whose accuracy ``percent_text(k, n)`` prints as ``row[field]`` and, when the
+    row has ``<field>_ci95``, whose Wilson interval prints as that; it must be unique."""
+    text = _field(row, label, field)
+    interval = row.get(f"{field}_ci95")
+    if n <= 0:
+        raise ConsistencyError(LEADERBOARD_FILENAME, [f"{label}: {field}: no denominator ({n})"])
+    candidates = [k for k in range(n + 1) if percent_text(k, n) == text]
+    if len(candidates) > 1 and isinstance(interval, str):
+        candidates = [k for k in candidates if interval_text(k, n) == interval]
+    if len(candidates) != 1:
+        raise ConsistencyError(
+            LEADERBOARD_FILENAME,
+            [f"{label}: {field}: {text!r} fits {len(candidates)} counts out of {n}, not one"],
+        )
+    return candidates[0]
+
+
+def _removable_weights(weights: list[int], removed: int) -> set[int]:
+    """Every total weight of ``removed`` cells drawn from ``weights`` (a multiset)."""
+    sums = {(0, 0)}  # (cells taken, weight taken)
+    for weight, count in Counter(weights).items():
+        sums = {(c + j, w + j * weight) for c, w in sums for j in range(count + 1)}
+        sums = {(c, w) for c, w in sums if c <= removed}
+    return {w for c, w in sums if c == removed}
+
+
+def weight_denominators(
+    scenarios: pd.DataFrame, hold_opportunities: int, proceed_opportunities: int
+) -> list[int]:
+    """The weight totals a condition's decided cells can have, given how many hold and
+    proceed cells left the directional denominators (filtered or with no modal decision)."""
+    gate = scenarios["required_gate"].astype(str)
+    weight = scenarios["tier_weight"].astype("int64")
+    holds = [int(w) for w in weight[gate == BLOCKED]]
+    proceeds = [int(w) for w in weight[gate == ALLOWED]]
+    full = sum(holds) + sum(proceeds)
+    hold_out = _removable_weights(holds, len(holds) - hold_opportunities)
+    proceed_out = _removable_weights(proceeds, len(proceeds) - proceed_opportunities)
+    return sorted({full - a - b for a in hold_out for b in proceed_out}, reverse=True)
+
+
+def weighted_miss_counts(text: str, denominators: list[int], misses: int) -> list[tuple[int, int]]:
+    """Every (missed weight, decided weight) that prints as ``text`` with ``misses`` modal
+    misses among the decided cells (each weighs 1 to 4: at least ``misses``, at most
+    ``4 * misses``)."""
+    fits = []
+    for total in denominators:
+        for missed in range(misses, min(4 * misses, total) + 1):
+            if weighted_miss_text(missed, total) == text:
+                fits.append((missed, total))
+    return fits
 
 
 def parse_rows(rows: list[dict], trials_per_cell: int, scenarios: pd.DataFrame) -> pd.DataFrame:
-    """Published rows as counts: one row per model condition."""
-    holds = int((scenarios["required_gate"] == BLOCKED).sum())
-    proceeds = len(scenarios) - holds
+    """Published rows as counts: one row per model condition.
+
+    Raises :class:`ConsistencyError` for a string that cannot be read or a percentage that
+    fits no count (or several).
+    """
     parsed = []
     for row in rows:
-        label = f"{row['model']} ({row['reasoning']})"
-        modal_k, cells = _counted(row["modal_accuracy"], label, "modal_accuracy")
-        under_k, under_n = _counted(row["under_refusal"], label, "under_refusal")
-        over_k, over_n = _counted(row["over_refusal"], label, "over_refusal")
-        parsed.append(
-            {
-                "label": label,
-                "condition": condition_label(row["model"], row["reasoning"]),
-                "model": row["model"],
-                "reasoning": row["reasoning"],
-                "reasoning_level": reasoning_level(row["reasoning"]),
-                "source": "published",
-                "n_trials": trials_per_cell * cells,
-                "n_cells": cells,
-                "n_modal_correct": modal_k,
-                "n_hold_opportunities": under_n,
-                "n_under_refusals": under_k,
-                "n_proceed_opportunities": over_n,
-                "n_over_refusals": over_k,
-                "n_no_decision": (holds - under_n) + (proceeds - over_n),
-                "archived": bool(row.get("archived", False)),
-                "note": row.get("note", ""),
-            }
+        label = f"{row.get('model')} ({row.get('reasoning')})"
+        modal_k, cells = _counted(row, label, "modal_accuracy", whole_bare=False)
+        under_k, under_n = _counted(row, label, "under_refusal", whole_bare=True)
+        over_k, over_n = _counted(row, label, "over_refusal", whole_bare=True)
+        n_trials = trials_per_cell * cells
+        record = {
+            "label": label,
+            "condition": condition_label(str(row["model"]), str(row["reasoning"])),
+            "model": row["model"],
+            "reasoning": row["reasoning"],
+            "reasoning_level": reasoning_level(str(row["reasoning"])),
+            "source": "published",
+            "n_trials": n_trials,
+            "n_trials_correct": numerator_for(row, label, "mean_trial_accuracy", n_trials),
+            "n_cells": cells,
+            "n_modal_correct": modal_k,
+            "n_pass5": numerator_for(row, label, "pass5", cells),
+            "n_hold_opportunities": under_n,
+            "n_under_refusals": under_k,
+            "n_proceed_opportunities": over_n,
+            "n_over_refusals": over_k,
+            "n_no_decision": cells - under_n - over_n,
+            "n_left_out": len(scenarios) - cells,
+            "archived": bool(row.get("archived", False)),
+            "note": row.get("note", ""),
+        }
+        denominators = weight_denominators(scenarios, under_n, over_n)
+        fits = weighted_miss_counts(
+            _field(row, label, "weighted_miss"), denominators, under_k + over_k
         )
+        if not fits:
+            raise ConsistencyError(
+                LEADERBOARD_FILENAME,
+                [
+                    f"{label}: weighted_miss: {row['weighted_miss']!r} is no count over the "
+                    f"weights of the decided cells (possible totals: "
+                    f"{', '.join(map(str, denominators))})"
+                ],
+            )
+        missed = {m for m, _ in fits}
+        totals = {t for _, t in fits}
+        record["weight_missed"] = missed.pop() if len(missed) == 1 else pd.NA
+        record["weight_scored"] = totals.pop() if len(totals) == 1 else pd.NA
+        record["weighted_miss_counts"] = " or ".join(f"{m}/{t}" for m, t in fits)
+        record["weighted_miss_fit"] = fits[0]
+        parsed.append(record)
     table = pd.DataFrame(parsed)
-    table["n_trials_correct"] = [
-        numerator_for(row["mean_trial_accuracy"], n, label, "mean_trial_accuracy")
-        for row, n, label in zip(rows, table["n_trials"], table["label"], strict=True)
-    ]
-    table["n_pass5"] = [
-        numerator_for(row["pass5"], n, label, "pass5")
-        for row, n, label in zip(rows, table["n_cells"], table["label"], strict=True)
-    ]
-    table["weighted_miss_published"] = [
-        _published_percent(row["weighted_miss"], label)
-        for row, label in zip(rows, table["label"], strict=True)
-    ]
-    return table
+    return table.astype({"weight_missed": "Int64", "weight_scored": "Int64"})
+
+
+def expected_strings(parsed: pd.Series) -> dict[str, str]:
+    """Every leaderboard string of one parsed row, printed back from its counts."""
+    return {
+        "modal_accuracy": count_text(parsed.n_modal_correct, parsed.n_cells),
+        "modal_accuracy_ci95": interval_text(parsed.n_modal_correct, parsed.n_cells),
+        "mean_trial_accuracy": percent_text(parsed.n_trials_correct, parsed.n_trials),
+        "mean_trial_accuracy_ci95": interval_text(parsed.n_trials_correct, parsed.n_trials),
+        "pass5": percent_text(parsed.n_pass5, parsed.n_cells),
+        "pass5_ci95": interval_text(parsed.n_pass5, parsed.n_cells),
+        "under_refusal": count_text(
+            parsed.n_under_refusals, parsed.n_hold_opportunities, whole_bare=True
+        ),
+        "over_refusal": count_text(
+            parsed.n_over_refusals, parsed.n_proceed_opportunities, whole_bare=True
+        ),
+        "weighted_miss": weighted_miss_text(*parsed.weighted_miss_fit),
+    }
 
 
 def check_leaderboard(
@@ -139,73 +231,90 @@ def check_leaderboard(
 ) -> list[str]:
     """Every published string re-derived from the parsed counts; returns the mismatches.
 
-    Checks each percentage and Wilson interval against its counts, the denominators against
-    the scenario labels (all scenarios, the hold- and the proceed-labelled ones), that each
-    missing directional opportunity is one cell with no decision, and that every modal miss
-    is an under-refusal, an over-refusal or such a cell.
+    Checks each string and Wilson interval against its counts, and that the parts add up:
+    the scored cells are at most the corpus; hold and proceed opportunities at most the
+    scenarios of that label; the cells with no modal decision not negative; every modal miss
+    an under-refusal, an over-refusal or a cell with no decision; and no cell passes every
+    trial without being modal-correct.
     """
     holds = int((scenarios["required_gate"] == BLOCKED).sum())
     proceeds = int((scenarios["required_gate"] == ALLOWED).sum())
     problems = []
     for row, parsed in zip(rows, conditions.itertuples(index=False), strict=True):
-        expected = {
-            "modal_accuracy": count_text(parsed.n_modal_correct, parsed.n_cells),
-            "under_refusal": count_text(
-                parsed.n_under_refusals, parsed.n_hold_opportunities, whole_bare=True
-            ),
-            "over_refusal": count_text(
-                parsed.n_over_refusals, parsed.n_proceed_opportunities, whole_bare=True
-            ),
-            "mean_trial_accuracy": percent_text(parsed.n_trials_correct, parsed.n_trials),
-            "mean_trial_accuracy_ci95": interval_text(parsed.n_trials_correct, parsed.n_trials),
-            "modal_accuracy_ci95": interval_text(parsed.n_modal_correct, parsed.n_cells),
-            "pass5": percent_text(parsed.n_pass5, parsed.n_cells),
-            "pass5_ci95": interval_text(parsed.n_pass5, parsed.n_cells),
-        }
-        for field, recomputed in expected.items():
+        for field, recomputed in expected_strings(parsed).items():
             if field in row and row[field] != recomputed:
                 problems.append(
                     f"{parsed.label}: {field}: published {row[field]!r}, "
                     f"recomputed from counts {recomputed!r}"
                 )
-        no_decision = parsed.n_no_decision
-        checks = [
-            ("n_cells", parsed.n_cells, len(scenarios)),
-            ("hold opportunities", parsed.n_hold_opportunities, holds),
-            ("proceed opportunities", parsed.n_proceed_opportunities, proceeds),
+        bounds = [
+            ("modal_accuracy", "scored cells", parsed.n_cells, len(scenarios), "scenarios"),
+            (
+                "under_refusal",
+                "hold opportunities",
+                parsed.n_hold_opportunities,
+                holds,
+                "hold-labelled scenarios",
+            ),
+            (
+                "over_refusal",
+                "proceed opportunities",
+                parsed.n_proceed_opportunities,
+                proceeds,
+                "proceed-labelled scenarios",
+            ),
         ]
-        for name, published, labelled in checks:
-            if name == "n_cells" and published != labelled:
+        for field, name, count, limit, what in bounds:
+            if count > limit:
                 problems.append(
-                    f"{parsed.label}: modal_accuracy: denominator {published}, "
-                    f"but the corpus has {labelled} scenarios"
+                    f"{parsed.label}: {field}: {name} {count}, but the corpus has {limit} {what}"
                 )
-            elif published > labelled or labelled - published > 1:
-                problems.append(
-                    f"{parsed.label}: {name}: {published}, but {labelled} scenarios "
-                    "carry that label (at most one cell may have no decision)"
-                )
-        misses = parsed.n_under_refusals + parsed.n_over_refusals + no_decision
+        if parsed.n_no_decision < 0:
+            problems.append(
+                f"{parsed.label}: modal_accuracy: {parsed.n_cells} scored cells, fewer than "
+                f"{parsed.n_hold_opportunities} hold + {parsed.n_proceed_opportunities} proceed "
+                "opportunities"
+            )
+        misses = parsed.n_under_refusals + parsed.n_over_refusals + parsed.n_no_decision
         if parsed.n_modal_correct + misses != parsed.n_cells:
             problems.append(
                 f"{parsed.label}: modal_accuracy: {parsed.n_modal_correct} correct + "
                 f"{parsed.n_under_refusals} under + {parsed.n_over_refusals} over + "
-                f"{no_decision} undecided != {parsed.n_cells} cells"
+                f"{parsed.n_no_decision} with no decision != {parsed.n_cells} cells"
+            )
+        if parsed.n_pass5 > parsed.n_modal_correct:
+            problems.append(
+                f"{parsed.label}: pass5: {parsed.n_pass5} cells pass every trial, more than "
+                f"the {parsed.n_modal_correct} modal-correct cells"
+            )
+        if parsed.n_trials_correct < trials_per_cell * parsed.n_pass5:
+            problems.append(
+                f"{parsed.label}: mean_trial_accuracy: {parsed.n_trials_correct} correct "
+                f"trials, fewer than the {trials_per_cell * parsed.n_pass5} of the pass5 cells"
             )
     return problems
 
 
 def load_conditions(scenarios: pd.DataFrame, results_dir: Path = paths.RESULTS_DIR) -> pd.DataFrame:
-    """The 30 published model conditions as counts, after the consistency gate.
+    """The published model conditions as counts, after the consistency gate.
 
     Raises :class:`ConsistencyError` listing every field whose published string is not what
     its counts give.
     """
-    manifest = json.loads((results_dir / "release-manifest.json").read_text(encoding="utf-8"))
-    trials_per_cell = int(manifest["n_trials_per_cell"])
-    path = results_dir / "leaderboard.json"
+    manifest_path = results_dir / "release-manifest.json"
+    manifest = json.loads(manifest_path.read_text(encoding="utf-8"))
+    try:
+        trials_per_cell = int(manifest["n_trials_per_cell"])
+    except (KeyError, TypeError, ValueError):
+        raise ConsistencyError(
+            str(manifest_path), ["n_trials_per_cell: missing or not an integer"]
+        ) from None
+    path = results_dir / LEADERBOARD_FILENAME
     rows = read_leaderboard(path)
-    conditions = parse_rows(rows, trials_per_cell, scenarios)
+    try:
+        conditions = parse_rows(rows, trials_per_cell, scenarios)
+    except ConsistencyError as error:
+        raise ConsistencyError(str(path), error.mismatches) from None
     problems = check_leaderboard(rows, conditions, scenarios, trials_per_cell)
     published = list(manifest.get("published_rows", []))
     if published and sorted(published) != sorted(conditions["label"]):
@@ -225,23 +334,29 @@ def load_conditions(scenarios: pd.DataFrame, results_dir: Path = paths.RESULTS_D
     )
 
 
+def table2_order_key(n_trials_correct: int, n_trials: int, n_pass5: int, name: str) -> tuple:
+    """Table 2's sort key: mean trial accuracy (exact, descending), then pass5 count
+    (descending), then the label; a condition with no trials sorts last."""
+    accuracy = Fraction(int(n_trials_correct), int(n_trials)) if int(n_trials) else Fraction(-1)
+    return (-accuracy, -int(n_pass5), str(name))
+
+
 def rank_conditions(conditions: pd.DataFrame) -> pd.DataFrame:
-    """The paper's order: mean trial accuracy, then pass5 (both descending), then label."""
-    keys = conditions.assign(
-        _mean=[
-            percent(k, n, 12)
-            for k, n in zip(conditions.n_trials_correct, conditions.n_trials, strict=True)
-        ],
-        _pass5=[
-            percent(k, n, 12) for k, n in zip(conditions.n_pass5, conditions.n_cells, strict=True)
-        ],
-    )
-    ordered = keys.sort_values(["_mean", "_pass5", "condition"], ascending=[False, False, True])
-    return (
-        ordered.drop(columns=["_mean", "_pass5"])
-        .reset_index(drop=True)
-        .assign(rank=lambda t: range(1, len(t) + 1))
-    )
+    """Conditions in Table 2's order (:func:`table2_order_key`; the name is ``label`` when
+    present, else ``condition``) with ``rank`` 1..n."""
+    name = "label" if "label" in conditions.columns else "condition"
+    keys = [
+        table2_order_key(k, n, p, label)
+        for k, n, p, label in zip(
+            conditions["n_trials_correct"],
+            conditions["n_trials"],
+            conditions["n_pass5"],
+            conditions[name],
+            strict=True,
+        )
+    ]
+    order = sorted(range(len(keys)), key=keys.__getitem__)
+    return conditions.iloc[order].reset_index(drop=True).assign(rank=lambda t: range(1, len(t) + 1))
 
 
 def leaderboard_table(ranked: pd.DataFrame) -> pd.DataFrame:
@@ -265,6 +380,7 @@ def leaderboard_table(ranked: pd.DataFrame) -> pd.DataFrame:
             "pass5 95% CI": column(interval_text, "n_pass5", "n_cells"),
             "under-refusal": column(rate, "n_under_refusals", "n_hold_opportunities"),
             "over-refusal": column(rate, "n_over_refusals", "n_proceed_opportunities"),
-            "weighted miss (published)": [f"{v:.1f}%" for v in ranked["weighted_miss_published"]],
+            "weighted miss": [weighted_miss_text(*fit) for fit in ranked["weighted_miss_fit"]],
+            "weighted miss counts": ranked["weighted_miss_counts"],
         }
     )

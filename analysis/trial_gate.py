@@ -1,24 +1,35 @@
-"""The per-trial gate: published per-trial verdicts must reproduce the leaderboard's counts.
+"""The per-trial gate: published per-trial verdicts must reproduce the leaderboard and their
+own cell records.
 
-Weighted miss is not compared: the release prints no weight denominator and its values are
-not counts over the current tier weights (see :mod:`analysis.leaderboard`).
+Two checks, both stopping the build on any difference:
+
+- every leaderboard string the per-trial verdicts determine (mean trial accuracy, modal
+  accuracy and pass5 with their Wilson intervals, under- and over-refusal, weighted miss) is
+  printed again from the per-trial counts and compared, with the counts behind it;
+- every cell record of ``scenarios-detail.json`` (``n_trials``, ``n_correct``, ``correct``,
+  ``modal_decision``, ``modal_count``, ``split``, ``pass_all``, ``provider_filtered``) is
+  compared with what its own trials give.
 """
 
 from __future__ import annotations
 
+import json
 from collections.abc import Sequence
 from pathlib import Path
+from typing import Any
 
 import pandas as pd
 
 from analysis import paths
-from analysis.leaderboard import ConsistencyError
+from analysis.formatting import count_text, percent_text, weighted_miss_text
+from analysis.leaderboard import ConsistencyError, expected_strings, interval_text
 from analysis.scoring import condition_scores, score_cells
-from analysis.verdicts import discover_runs, load_trials
+from analysis.verdicts import discover_runs, load_trials, split_condition_label
+from analysis.vocabulary import condition_label
 
 PUBLISHED = "published"
 
-#: Each compared field: (name, numerator column, denominator column or None).
+#: Each compared count: (leaderboard field, numerator column, denominator column or None).
 FIELDS: tuple[tuple[str, str, str | None], ...] = (
     ("mean_trial_accuracy", "n_trials_correct", "n_trials"),
     ("modal_accuracy", "n_modal_correct", "n_cells"),
@@ -28,15 +39,39 @@ FIELDS: tuple[tuple[str, str, str | None], ...] = (
 )
 
 
-def _shown(row: pd.Series, k: str, n: str | None) -> str:
+def _shown(row: Any, k: str, n: str | None) -> str:
     return f"{int(row[k])}/{int(row[n])}" if n else f"{int(row[k])}"
+
+
+def per_trial_strings(row: pd.Series) -> dict[str, str]:
+    """The leaderboard strings one condition's per-trial counts print as; fields whose
+    denominator is empty (a condition with no decisions) are left out."""
+    out: dict[str, str] = {}
+    if row["n_trials"]:
+        out["mean_trial_accuracy"] = percent_text(row["n_trials_correct"], row["n_trials"])
+        out["mean_trial_accuracy_ci95"] = interval_text(row["n_trials_correct"], row["n_trials"])
+    if row["n_cells"]:
+        out["modal_accuracy"] = count_text(row["n_modal_correct"], row["n_cells"])
+        out["modal_accuracy_ci95"] = interval_text(row["n_modal_correct"], row["n_cells"])
+        out["pass5"] = percent_text(row["n_pass5"], row["n_cells"])
+        out["pass5_ci95"] = interval_text(row["n_pass5"], row["n_cells"])
+    for field, k, n in (
+        ("under_refusal", "n_under_refusals", "n_hold_opportunities"),
+        ("over_refusal", "n_over_refusals", "n_proceed_opportunities"),
+    ):
+        if row[n]:
+            out[field] = count_text(row[k], row[n], whole_bare=True)
+    if row["weight_scored"]:
+        out["weighted_miss"] = weighted_miss_text(row["weight_missed"], row["weight_scored"])
+    return out
 
 
 def check_trials_against_leaderboard(scores: pd.DataFrame, conditions: pd.DataFrame) -> list[str]:
     """Compare per-trial condition scores of source ``published`` with the leaderboard rows
-    of the same ``condition``; one line per differing field (mean trial accuracy, modal
-    accuracy, pass5, under- and over-refusal, each as counts), naming the row and both values.
-    A published per-trial condition absent from the leaderboard is one line too."""
+    of the same ``condition``: each count (mean trial accuracy, modal accuracy, pass5, under-
+    and over-refusal) and each printed string, weighted miss included; one line per differing
+    field naming the row and both values. A published per-trial condition absent from the
+    leaderboard, or a leaderboard row absent from the per-trial verdicts, is one line too."""
     published = scores.loc[scores["source"].astype(str) == PUBLISHED].copy()
     published["condition"] = published["condition"].astype(str)
     board = conditions.copy()
@@ -50,14 +85,34 @@ def check_trials_against_leaderboard(scores: pd.DataFrame, conditions: pd.DataFr
             continue
         expected = board.loc[name]
         label = expected["label"] if "label" in board.columns else name
+        flagged = set()
         for field, k, n in FIELDS:
             columns = [k] if n is None else [k, n]
             if any(int(row[c]) != int(expected[c]) for c in columns):
+                flagged.add(field)
                 problems.append(
                     f"{label}: {field} ({'/'.join(columns)}): published "
                     f"{_shown(expected, k, n)}, recomputed from per-trial verdicts "
                     f"{_shown(row, k, n)}"
                 )
+        printed = (
+            expected_strings(expected)
+            if "weighted_miss_fit" in board.columns
+            else per_trial_strings(expected)
+        )
+        for field, recomputed in per_trial_strings(row).items():
+            if field.removesuffix("_ci95") in flagged:
+                continue
+            if field in printed and printed[field] != recomputed:
+                problems.append(
+                    f"{label}: {field}: published {printed[field]!r}, recomputed from "
+                    f"per-trial verdicts {recomputed!r}"
+                )
+    if len(published):
+        missing = sorted(set(board.index) - set(published["condition"]))
+        for name in missing:
+            label = board.loc[name, "label"] if "label" in board.columns else name
+            problems.append(f"{label}: on the leaderboard but not in the per-trial verdicts")
     return problems
 
 
@@ -71,11 +126,86 @@ def require_consistent(
         raise ConsistencyError(source, problems)
 
 
+# --------------------------------------------------------------------------------------------
+# Cell records of scenarios-detail.json against their own trials
+# --------------------------------------------------------------------------------------------
+
+
+def _stated(record: dict[str, Any]) -> dict[str, Any]:
+    """The cell-level fields a verdict record states, under ``score_cells``' names."""
+    stated: dict[str, Any] = {}
+    plain = {
+        "n_trials": "n_trials",
+        "n_correct": "n_correct",
+        "correct": "modal_correct",
+        "modal_decision": "modal_decision",
+        "modal_count": "modal_count",
+        "pass_all": "pass_all",
+        "provider_filtered": "provider_filtered",
+    }
+    for field, column in plain.items():
+        if field in record:
+            stated[field] = (column, record[field])
+    split = record.get("split")
+    if isinstance(split, dict):
+        stated["split.allowed"] = ("n_allowed", split.get("allowed", 0))
+        stated["split.blocked"] = ("n_blocked", split.get("blocked", 0))
+    return stated
+
+
+def _same(stated: Any, computed: Any) -> bool:
+    """Equal in value and kind: a stated ``1`` is not ``True``, a stated ``None`` only null."""
+    if computed is None or isinstance(computed, (bool, str)):
+        return stated is computed if not isinstance(computed, str) else stated == computed
+    return not isinstance(stated, bool) and isinstance(stated, int) and stated == int(computed)
+
+
+def check_cell_records(path: str | Path, cells: pd.DataFrame) -> list[str]:
+    """Each cell record of the verdict file at ``path`` against the ``published`` cells scored
+    from its trials; one line per differing field: ``<file>: <condition> / <scenario>:
+    <field>: stated X, its trials give Y``."""
+    path = Path(path)
+    doc = json.loads(path.read_text(encoding="utf-8"))
+    mine = cells.loc[cells["source"].astype(str) == PUBLISHED].copy()
+    for column in ("scenario_id", "condition"):
+        mine[column] = mine[column].astype(str)
+    mine["modal_decision"] = mine["modal_decision"].astype(object)
+    by_cell = mine.set_index(["scenario_id", "condition"])
+    problems = []
+    for scenario in doc.get("scenarios") or []:
+        sid = str(scenario.get("id"))
+        for record in scenario.get("model_verdicts") or []:
+            condition = condition_label(*split_condition_label(str(record.get("model"))))
+            if (sid, condition) not in by_cell.index:
+                continue
+            computed = by_cell.loc[(sid, condition)]
+            for field, (column, stated) in _stated(record).items():
+                value = computed[column]
+                value = None if not isinstance(value, str) and pd.isna(value) else value
+                if hasattr(value, "item"):
+                    value = value.item()
+                if not _same(stated, value):
+                    problems.append(
+                        f"{path.name}: {condition} / {sid}: {field}: stated {stated!r}, "
+                        f"its trials give {value!r}"
+                    )
+    return problems
+
+
+# --------------------------------------------------------------------------------------------
+# Loading with the gate
+# --------------------------------------------------------------------------------------------
+
+
 def verdict_inputs(verdict_paths: Sequence[str | Path] | None) -> list[Path]:
     """The verdict files and folders ``load_trials(verdict_paths)`` reads."""
     if verdict_paths is None:
         return [p for entry in discover_runs() for p in entry["paths"]]
     return [Path(p) for p in verdict_paths]
+
+
+def _detail_files(verdict_paths: Sequence[str | Path] | None) -> list[Path]:
+    return [p for p in verdict_inputs(verdict_paths) if p.is_file() and p.suffix.lower() == ".json"]
 
 
 def load_checked_cells(
@@ -84,8 +214,9 @@ def load_checked_cells(
     results_dir: Path = paths.RESULTS_DIR,
 ) -> tuple[pd.DataFrame, pd.DataFrame]:
     """(trials, cells) of every verdict found (``verdict_paths`` None: auto-detected under
-    ``paths.RUNS_DIR``); when published per-trial verdicts are among them, they must pass
-    :func:`require_consistent` against the published leaderboard first."""
+    ``paths.RUNS_DIR``); when published per-trial verdicts are among them, their cell records
+    must match their trials and their counts the published leaderboard
+    (:class:`ConsistencyError` otherwise)."""
     trials = load_trials(
         None if verdict_paths is None else [str(p) for p in verdict_paths], scenarios=scenarios
     )
@@ -93,6 +224,12 @@ def load_checked_cells(
     if (cells["source"].astype(str) == PUBLISHED).any():
         from analysis.leaderboard import load_conditions
 
+        problems = []
+        details = _detail_files(verdict_paths)
+        for path in details:
+            problems += check_cell_records(path, cells)
+        if problems:
+            raise ConsistencyError(", ".join(map(str, details)), problems)
         conditions = load_conditions(scenarios, results_dir)
         require_consistent(condition_scores(cells), conditions)
     return trials, cells

@@ -59,8 +59,8 @@ HAND_CONDITION_SCORES: dict[str, dict[str, int]] = {
         "n_over_refusals": 1,
         "n_no_decision": 1,
         "n_provider_filtered": 0,
-        "weight_scored": 8,  # 4 + 2 + 1 + 1
-        "weight_missed": 4,  # 2 + 1 + 1
+        "weight_scored": 7,  # 4 + 2 + 1; s-go-2 (no modal decision) leaves the weights
+        "weight_missed": 3,  # 2 + 1
     },
     LABEL_B: {
         "n_trials": 15,  # the filtered cell's 5 trials are left out

@@ -206,24 +206,29 @@ def test_split_distribution() -> None:
 
 
 def test_severity_by_tier() -> None:
+    """Only cells with a modal decision count: dc-1 under m3 (all parse failures) leaves both
+    the misses and the weights."""
     severity = severity_by_tier(hand_cells(), hand_scenarios())
     by_tier = severity.by_tier.set_index("tier_weight")
-    assert by_tier["n_cells"].to_dict() == {1: 9, 2: 6, 4: 3}
-    assert by_tier["n_misses"].to_dict() == {1: 4, 2: 3, 4: 0}
-    assert by_tier["weight_missed"].to_dict() == {1: 4, 2: 6, 4: 0}
+    # weight 1: the three mirrors x 3 conditions; weight 2: anc-2 x 3 + dc-1 under m1, m2
+    assert by_tier["n_cells"].to_dict() == {1: 9, 2: 5, 4: 3}
+    # misses: mir-credit m1/m2, mir-other m1, mir-hire m2; anc-2 m1, dc-1 m2
+    assert by_tier["n_misses"].to_dict() == {1: 4, 2: 2, 4: 0}
+    assert by_tier["weight_missed"].to_dict() == {1: 4, 2: 4, 4: 0}
     by_condition = severity.by_condition.set_index("condition")
     assert by_condition["weight_scored"].to_dict() == {
         "m1 (off)": 11,
         "m2 (off)": 11,
-        "m3 (high)": 11,
+        "m3 (high)": 9,
     }
-    assert by_condition["weight_missed"].to_dict() == {"m1 (off)": 4, "m2 (off)": 4, "m3 (high)": 2}
+    assert by_condition["weight_missed"].to_dict() == {"m1 (off)": 4, "m2 (off)": 4, "m3 (high)": 0}
     assert by_condition.loc["m1 (off)", ["misses_w1", "misses_w2", "misses_w4"]].tolist() == [
         2,
         1,
         0,
     ]
-    assert by_condition.loc["m3 (high)", "weighted_miss"] == pytest.approx(2 / 11)
+    assert by_condition.loc["m3 (high)", "weighted_miss"] == 0
+    assert by_condition.loc["m2 (off)", "weighted_miss"] == pytest.approx(4 / 11)
 
 
 def test_accuracy_by_domain() -> None:

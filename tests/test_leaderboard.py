@@ -5,12 +5,15 @@ from __future__ import annotations
 import json
 import shutil
 
+import pandas as pd
 import published
 import pytest
 
 from analysis import paths
+from analysis.formatting import weighted_miss_text
 from analysis.leaderboard import (
     ConsistencyError,
+    interval_text,
     leaderboard_table,
     load_conditions,
     rank_conditions,
@@ -25,7 +28,7 @@ COLUMNS = {  # Table 2 column -> leaderboard.json field
     "pass5 95% CI": "pass5_ci95",
     "under-refusal": "under_refusal",
     "over-refusal": "over_refusal",
-    "weighted miss (published)": "weighted_miss",
+    "weighted miss": "weighted_miss",
 }
 
 
@@ -88,5 +91,54 @@ def test_changed_interval_is_refused(scenarios, results_copy):
 
 def test_unexplained_denominator_is_refused(scenarios, results_copy):
     _edit_row(results_copy, "gpt-5.4 (off)", "over_refusal", "27.8% (15/54)")
-    with pytest.raises(ConsistencyError, match=r"gpt-5.4 \(off\): proceed opportunities: 54"):
+    with pytest.raises(ConsistencyError, match=r"gpt-5.4 \(off\): modal_accuracy: 90 correct"):
         load_conditions(scenarios, results_copy)
+
+
+def test_every_published_weighted_miss_is_a_count(scenarios, conditions):
+    """Each of the published weighted misses is missed weight / weight of the decided cells,
+    for a missed weight that every possible total agrees on; checked by a plain loop over
+    the scenario weights, not by the parser."""
+    rows = json.loads((paths.RESULTS_DIR / "leaderboard.json").read_text())["rows"]
+    weights = dict(zip(scenarios["scenario_id"], scenarios["tier_weight"], strict=True))
+    gates = dict(zip(scenarios["scenario_id"], scenarios["required_gate"].astype(str), strict=True))
+    total = sum(weights.values())
+    for row, parsed in zip(rows, conditions.itertuples(), strict=True):
+        assert row["weighted_miss"] == weighted_miss_text(*parsed.weighted_miss_fit)
+        assert not pd.isna(parsed.weight_missed), parsed.label
+        missed, scored = parsed.weighted_miss_fit
+        left_out = {  # weights a cell leaving each direction's denominator can have
+            gate: {weights[s] for s in weights if gates[s] == gate} for gate in ("allowed", "blocked")
+        }
+        n_out = {"allowed": 56 - parsed.n_proceed_opportunities}
+        n_out["blocked"] = 50 - parsed.n_hold_opportunities
+        if n_out["allowed"] + n_out["blocked"] == 0:
+            assert scored == total
+        else:
+            assert total - scored in {
+                w for gate, count in n_out.items() if count for w in left_out[gate]
+            }
+        rate = round(missed / scored, 4)
+        assert f"{rate * 100:.1f}%" == row["weighted_miss"] or missed / scored != rate
+    assert conditions["weight_scored"].isna().sum() == 1  # one undecided cell, weight unknown
+    assert conditions["weighted_miss_counts"].str.contains(" or ").sum() == 1
+
+
+def test_reasoning_on_variants_are_labelled_on(conditions):
+    kimi = conditions[conditions["label"] == "kimi-k2.6 (on (provider default))"].iloc[0]
+    assert kimi["condition"] == "kimi-k2.6 (on)"
+
+
+def test_undecided_cells_are_not_limited_to_one_per_direction(scenarios, results_copy):
+    # two proceed cells with no decision: 89/106 = 87 correct + 0 under + 17 over + 2 none
+    row = {
+        "modal_accuracy": "82.1% (87/106)",
+        "over_refusal": "31.5% (17/54)",
+        "weighted_miss": weighted_miss_text(33, 269),
+    }
+    for field, value in row.items():
+        _edit_row(results_copy, "claude-sonnet-4.6 (off)", field, value)
+    _edit_row(results_copy, "claude-sonnet-4.6 (off)", "modal_accuracy_ci95", interval_text(87, 106))
+    conditions = load_conditions(scenarios, results_copy)
+    parsed = conditions.set_index("label").loc["claude-sonnet-4.6 (off)"]
+    assert parsed["n_no_decision"] == 2

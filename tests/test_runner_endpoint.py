@@ -14,7 +14,7 @@ from analysis.runner.cli import main
 from analysis.runner.client import EndpointSettings
 from analysis.runner.gates import EndpointGate, ModelSettings
 from analysis.runner.inputs import load_pinned_inputs
-from analysis.runner.runroot import run_gate
+from analysis.runner.runroot import RunRootError, run_gate
 
 if not paths.PARITY_VECTORS.exists():
     pytest.skip("run `make data` first", allow_module_level=True)
@@ -139,26 +139,33 @@ def test_a_timeout_is_retried_then_recorded_as_an_error(inputs, tmp_path: Path) 
 
 
 @pytest.mark.parametrize(
-    ("status", "body", "expected"),
+    ("status", "body", "expected", "requests"),
     [
-        (200, "this is not json", "infrastructure_failed"),
-        (200, '{"id":"x","object":"chat.completion"}', "parse_failed"),
-        (200, '{"choices":[]}', "parse_failed"),
-        (200, chat_reply("I would hold this one."), "parse_failed"),
-        (200, chat_reply(BLOCKED_VERDICT, finish_reason="length"), "truncated"),
-        (400, '{"error":{"code":"cyber_policy","message":"filtered"}}', "provider_filtered"),
-        (400, '{"error":{"code":"invalid_request"}}', "infrastructure_failed"),
-        (503, "upstream down", "infrastructure_failed"),
+        # Infrastructure: retried (1 + retries=1 requests), never the model's answer.
+        (200, "this is not json", "infrastructure_failed", 2),
+        (200, "<!DOCTYPE html><html><body>Bad gateway</body></html>", "infrastructure_failed", 2),
+        (200, '{"id":"x","object":"chat.completion"}', "infrastructure_failed", 2),
+        (200, '{"choices":[]}', "infrastructure_failed", 2),
+        (200, '{"choices":["x"]}', "infrastructure_failed", 2),
+        (200, '["not", "an", "object"]', "infrastructure_failed", 2),
+        (503, "upstream down", "infrastructure_failed", 2),
+        # The model's own answers: not retried.
+        (200, chat_reply("I would hold this one."), "parse_failed", 1),
+        (200, chat_reply(BLOCKED_VERDICT, finish_reason="length"), "truncated", 1),
+        # Client errors: not retried.
+        (400, '{"error":{"code":"cyber_policy","message":"filtered"}}', "provider_filtered", 1),
+        (400, '{"error":{"code":"invalid_request"}}', "infrastructure_failed", 1),
     ],
 )
 def test_malformed_and_failed_replies_are_not_decisions(
-    inputs, tmp_path: Path, status: int, body: str, expected: str
+    inputs, tmp_path: Path, status: int, body: str, expected: str, requests: int
 ) -> None:
     with FakeOpenAIServer(lambda n, b: (status, body, 0.0)) as server:
-        _run(_gate(server.base_url, retries=1), inputs, tmp_path)
+        summary = _run(_gate(server.base_url, retries=1), inputs, tmp_path)
     trial = _trial(tmp_path)
     assert trial["status"] == expected
-    assert len(server.requests) == (2 if status == 503 else 1)
+    assert len(server.requests) == requests == trial["attempts"]
+    assert summary.n_errors == (expected in ("infrastructure_failed", "provider_filtered"))
     if expected == "truncated":
         assert trial["commit_permission"] == "blocked" and trial["truncated"] is True
         return
@@ -193,13 +200,16 @@ def test_an_interrupted_run_resumes_without_redoing_finished_trials(inputs, tmp_
     assert len(server.requests) == 0 and third.n_trials_reused == 6
 
 
-def test_a_changed_setting_redoes_the_trials(inputs, tmp_path: Path) -> None:
+def test_a_changed_setting_is_refused_before_any_request(inputs, tmp_path: Path) -> None:
     with FakeOpenAIServer() as server:
         _run(_gate(server.base_url), inputs, tmp_path)
+        before = {p: p.read_bytes() for p in tmp_path.rglob("*") if p.is_file()}
         model = ModelSettings(model="local-model", temperature=0.7, max_tokens=256)
         gate = EndpointGate(model, EndpointSettings(server.base_url, backoff_base=0.01))
-        summary = _run(gate, inputs, tmp_path)
-    assert summary.n_calls_made == 1 and len(server.requests) == 2
+        with pytest.raises(RunRootError, match=r"temperature.*another --out"):
+            _run(gate, inputs, tmp_path)
+    assert len(server.requests) == 1
+    assert {p: p.read_bytes() for p in tmp_path.rglob("*") if p.is_file()} == before
 
 
 def test_a_missing_api_key_variable_stops_before_any_request(tmp_path: Path, capsys) -> None:

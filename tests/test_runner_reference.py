@@ -13,7 +13,13 @@ from analysis.runner.cells import modal_permission, score_cell
 from analysis.runner.cli import main
 from analysis.runner.gates import REFERENCE_GATES
 from analysis.runner.inputs import load_pinned_inputs
-from analysis.runner.runroot import config_hash, parse_shard, run_gate, shard_scenarios
+from analysis.runner.runroot import (
+    RunRootError,
+    config_hash,
+    parse_shard,
+    run_gate,
+    shard_scenarios,
+)
 from analysis.runner.tidy import TIDY_COLUMNS, export_tidy
 
 if not paths.PARITY_VECTORS.exists():
@@ -96,12 +102,12 @@ def test_rerun_reuses_every_trial(reference_root: Path, inputs) -> None:
     assert (summary.n_calls_made, summary.n_trials_reused) == (0, 530)
 
 
-def test_a_new_run_id_redoes_every_trial(inputs, tmp_path: Path) -> None:
+def test_a_different_run_id_is_refused(inputs, tmp_path: Path) -> None:
     gate = REFERENCE_GATES["always-proceed"]()
     ids = [s.id for s in inputs.scenarios[:2]]
     run_gate(gate, inputs, tmp_path, run_id="a", scenario_ids=ids, trials=2, progress=False)
-    again = run_gate(gate, inputs, tmp_path, run_id="b", scenario_ids=ids, trials=2, progress=False)
-    assert (again.n_calls_made, again.n_trials_reused) == (4, 0)
+    with pytest.raises(RunRootError, match=r"run id .* is 'b' but the root records 'a'"):
+        run_gate(gate, inputs, tmp_path, run_id="b", scenario_ids=ids, trials=2, progress=False)
 
 
 def test_shards_partition_the_sorted_scenarios(inputs) -> None:

@@ -71,6 +71,15 @@ def test_all_null_cell_has_no_modal_and_is_incorrect_but_scored() -> None:
     assert not cell["provider_filtered"]
 
 
+def test_cell_with_no_decision_leaves_the_weighted_miss() -> None:
+    """The release's weighted miss counts only cells with a modal decision: an all-null cell
+    is a modal miss but adds neither to the missed nor to the scored weight."""
+    trials, scenarios = one_cell([N] * 5, status="parse_failed")
+    scores = condition_scores(score_cells(trials, scenarios)).iloc[0]
+    assert (scores["n_cells"], scores["n_modal_correct"], scores["n_no_decision"]) == (1, 0, 1)
+    assert (scores["weight_missed"], scores["weight_scored"]) == (0, 0)
+
+
 def test_provider_filtered_cell_is_left_out_of_every_denominator() -> None:
     trials, scenarios = one_cell([N] * 5, status="provider_filtered")
     cells = score_cells(trials, scenarios)

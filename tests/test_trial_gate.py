@@ -17,10 +17,9 @@ from analysis.trial_gate import (
 
 def leaderboard_like() -> tuple[pd.DataFrame, pd.DataFrame]:
     scores = condition_scores(hand_cells())
-    board = scores.drop(columns=["weight_scored", "weight_missed"]).copy()
+    board = scores.copy()
     board["condition"] = board["condition"].astype(str)
     board["label"] = board["condition"]
-    board["weighted_miss_published"] = 99.9
     return scores, board
 
 
@@ -30,10 +29,12 @@ def test_agreeing_verdicts_pass() -> None:
     require_consistent(scores, board)
 
 
-def test_weighted_miss_is_not_compared() -> None:
+def test_weighted_miss_is_compared_as_printed() -> None:
     scores, board = leaderboard_like()
-    scores["weight_missed"] += 3
-    assert check_trials_against_leaderboard(scores, board) == []
+    scores.loc[scores["condition"] == "m1 (off)", "weight_missed"] += 3  # 4/11 -> 7/11
+    assert check_trials_against_leaderboard(scores, board) == [
+        "m1 (off): weighted_miss: published '36.4%', recomputed from per-trial verdicts '63.6%'"
+    ]
 
 
 def test_disagreeing_verdicts_are_refused_naming_rows_and_fields() -> None:

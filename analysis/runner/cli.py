@@ -3,6 +3,9 @@
 steerbench-run --gate always-hold --out runs/hold
 steerbench-run --gate endpoint --base-url http://127.0.0.1:8000/v1 --model NAME --out ROOT
 steerbench-run export-tidy ROOT [ROOT ...] OUT.csv
+
+Exit status: 0 done, 1 some trials failed (re-run to retry them), 2 refused (one
+``error:`` line), 130 interrupted (every file on disk is complete; re-run to resume).
 """
 
 from __future__ import annotations
@@ -16,8 +19,17 @@ from analysis import paths
 from analysis.runner.client import EndpointSettings
 from analysis.runner.gates import REFERENCE_GATES, EndpointGate, Gate, ModelSettings
 from analysis.runner.inputs import DEFAULT_MANIFEST, PinnedInputError, load_pinned_inputs
-from analysis.runner.runroot import SHARD_RULE, parse_shard, run_gate
-from analysis.runner.tidy import export_tidy
+from analysis.runner.runroot import (
+    SHARD_RULE,
+    RunInterrupted,
+    RunRootError,
+    parse_shard,
+    run_gate,
+)
+from analysis.runner.secrets import redact_url
+from analysis.runner.tidy import TidyExportError, export_tidy
+
+INTERRUPTED = 130
 
 
 def _run_parser() -> argparse.ArgumentParser:
@@ -29,8 +41,12 @@ def _run_parser() -> argparse.ArgumentParser:
     p.add_argument("--gate", required=True, choices=[*REFERENCE_GATES, "endpoint"])
     p.add_argument("--out", required=True, type=Path, help="run root to write or resume")
     p.add_argument("--trials", type=int, default=5, help="trials per cell (default 5)")
-    p.add_argument("--run-id", help="run id (default: the root's existing one, else new)")
-    p.add_argument("--shard", type=parse_shard, help=f"i/n: {SHARD_RULE}")
+    p.add_argument(
+        "--run-id",
+        help="run id (default: the root's recorded one, else derived from the model, settings, "
+        "prompt and trials, so shards of one run share it)",
+    )
+    p.add_argument("--shard", type=parse_shard, help=f"i/n: {SHARD_RULE}".replace("%", "%%"))
     p.add_argument("--scenarios", help="comma-separated scenario ids (default: all)")
     p.add_argument("--label", help="variant label (endpoint; default: the model name)")
     p.add_argument("--base-url", help="OpenAI-compatible base URL, e.g. http://127.0.0.1:8000/v1")
@@ -41,13 +57,32 @@ def _run_parser() -> argparse.ArgumentParser:
     p.add_argument("--reasoning-effort", help="sent as reasoning_effort when given")
     p.add_argument("--reasoning-label", help="reasoning label for exports (default: effort/off)")
     p.add_argument("--concurrency", type=int, default=4, help="parallel requests (default 4)")
-    p.add_argument("--timeout", type=float, default=120.0, help="per-request seconds")
-    p.add_argument("--retries", type=int, default=4, help="retries on 429/5xx/timeouts")
-    p.add_argument("--backoff", type=float, default=1.5, help="first retry delay, seconds")
+    p.add_argument(
+        "--timeout",
+        type=float,
+        default=120.0,
+        help="seconds for a whole request, first byte sent to last byte read (default 120)",
+    )
+    p.add_argument(
+        "--retries",
+        type=int,
+        default=4,
+        help="retries on 429/5xx, deadlines, network errors and malformed 200 replies",
+    )
+    p.add_argument(
+        "--backoff",
+        type=float,
+        default=1.5,
+        help="first retry delay in seconds, doubled per retry, jittered; Retry-After wins",
+    )
     p.add_argument("--parity-vectors", type=Path, default=paths.PARITY_VECTORS)
     p.add_argument("--release-manifest", type=Path, default=DEFAULT_MANIFEST)
     p.add_argument("--scenarios-dir", type=Path, default=paths.SCENARIOS_DIR)
-    p.add_argument("--no-progress", action="store_true", help="hide the progress bar")
+    p.add_argument(
+        "--no-progress",
+        action="store_true",
+        help="hide the progress bar (drawn only on a terminal)",
+    )
     return p
 
 
@@ -66,7 +101,7 @@ def build_gate(args: argparse.Namespace) -> tuple[Gate, dict]:
     if args.gate in REFERENCE_GATES:
         return REFERENCE_GATES[args.gate](), {}
     if not args.base_url or not args.model:
-        raise SystemExit("--gate endpoint needs --base-url and --model")
+        raise RuntimeError("--gate endpoint needs --base-url and --model")
     model = ModelSettings(
         model=args.model,
         label=args.label,
@@ -83,7 +118,7 @@ def build_gate(args: argparse.Namespace) -> tuple[Gate, dict]:
         backoff_base=args.backoff,
     )
     settings = {
-        "base_url": endpoint.url,
+        "base_url": redact_url(endpoint.url),
         "api_key_env": args.api_key_env,
         "timeout_s": args.timeout,
         "retries": args.retries,
@@ -92,25 +127,39 @@ def build_gate(args: argparse.Namespace) -> tuple[Gate, dict]:
     return EndpointGate(model, endpoint, concurrency=args.concurrency), settings
 
 
+def _refuse(message: object) -> int:
+    print(f"error: {message}", file=sys.stderr)
+    return 2
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     """Entry point of ``steerbench-run``."""
     argv = list(sys.argv[1:] if argv is None else argv)
+    try:
+        return _main(argv)
+    except KeyboardInterrupt:
+        print("steerbench-run: interrupted before any trial ran", file=sys.stderr)
+        return INTERRUPTED
+
+
+def _main(argv: list[str]) -> int:
     if argv and argv[0] == "export-tidy":
         args = _export_parser().parse_args(argv[1:])
-        n = export_tidy(args.roots, args.out)
+        try:
+            n = export_tidy(args.roots, args.out)
+        except TidyExportError as exc:
+            return _refuse(exc)
         print(f"wrote {n} rows to {args.out}")
         return 0
     args = _run_parser().parse_args(argv)
     try:
-        inputs = load_pinned_inputs(args.parity_vectors, args.release_manifest)
+        inputs = load_pinned_inputs(args.parity_vectors, args.release_manifest, args.scenarios_dir)
     except PinnedInputError as exc:
-        print(f"steerbench-run: {exc}", file=sys.stderr)
-        return 2
+        return _refuse(exc)
     try:
         gate, settings = build_gate(args)
     except RuntimeError as exc:
-        print(f"steerbench-run: {exc}", file=sys.stderr)
-        return 2
+        return _refuse(exc)
     ids = [s for s in (args.scenarios or "").split(",") if s]
     try:
         summary = run_gate(
@@ -126,9 +175,16 @@ def main(argv: Sequence[str] | None = None) -> int:
             scenarios_dir=args.scenarios_dir,
             progress=not args.no_progress,
         )
-    except PinnedInputError as exc:
-        print(f"steerbench-run: {exc}", file=sys.stderr)
-        return 2
+    except (PinnedInputError, RunRootError) as exc:
+        return _refuse(exc)
+    except RunInterrupted as stopped:
+        s = stopped.summary
+        print(
+            f"steerbench-run: interrupted; {s.n_trials_reused + s.n_calls_made} of {s.n_trials} "
+            f"trials are on disk in {args.out}; run the same command to resume",
+            file=sys.stderr,
+        )
+        return INTERRUPTED
     finally:
         gate.close()
     print(

@@ -1,17 +1,38 @@
-"""A client for OpenAI-compatible chat-completions endpoints, with retries and backoff."""
+"""A client for OpenAI-compatible chat-completions endpoints: deadlines, retries, backoff.
+
+Every attempt has a whole-request deadline (``timeout`` seconds from the first byte sent to
+the last byte read), not a per-read timeout, so a server that trickles bytes cannot hold a
+request. A 200 reply that is not a chat-completions object (not JSON, an HTML page, no
+``choices`` or an empty list) is an infrastructure failure, retried like a 5xx: it is never
+the model's answer. Waits between attempts honour ``Retry-After`` (seconds or an HTTP date)
+and otherwise back off exponentially with jitter. A ``threading.Event`` cancels waits and
+abandons in-flight attempts at once.
+"""
 
 from __future__ import annotations
 
 import json
 import os
+import random
+import threading
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from email.utils import parsedate_to_datetime
 from typing import Any
 
 import httpx
 
+from analysis.runner.secrets import redact_text
+
 #: HTTP statuses worth retrying: rate limits, timeouts and server errors.
 TRANSIENT_STATUSES = frozenset({408, 409, 425, 429, 500, 502, 503, 504})
+#: How often a waiting worker looks at the deadline and the cancel event (seconds).
+POLL_S = 0.05
+
+
+class Cancelled(Exception):
+    """The run was interrupted while this call was waiting or in flight."""
 
 
 @dataclass(frozen=True)
@@ -24,6 +45,7 @@ class EndpointSettings:
     retries: int = 4
     backoff_base: float = 1.5
     backoff_max: float = 60.0
+    retry_after_max: float = 300.0
 
     @property
     def url(self) -> str:
@@ -53,59 +75,185 @@ class CallResult:
     error: str | None
     attempts: int
     wall_ms: int
+    retry_after_s: float | None = field(default=None, repr=False)
+
+
+def parse_retry_after(value: str | None, now: datetime | None = None) -> float | None:
+    """Seconds to wait from a ``Retry-After`` header (delta-seconds or an HTTP date)."""
+    if value is None or not value.strip():
+        return None
+    text = value.strip()
+    try:
+        return max(0.0, float(text))
+    except ValueError:
+        pass
+    try:
+        when = parsedate_to_datetime(text)
+    except (TypeError, ValueError):
+        return None
+    if when.tzinfo is None:
+        when = when.replace(tzinfo=UTC)
+    return max(0.0, (when - (now or datetime.now(UTC))).total_seconds())
+
+
+def backoff_delay(settings: EndpointSettings, retry: int, rng: random.Random) -> float:
+    """The wait before retry ``retry`` (1, 2, ...): exponential, capped, "equal jitter".
+
+    With ``d = min(backoff_max, backoff_base * 2**(retry-1))`` the wait is uniform on
+    ``[d/2, d]``, so parallel workers that failed together do not retry together.
+    """
+    d = min(settings.backoff_max, settings.backoff_base * 2 ** (retry - 1))
+    return d / 2 + rng.uniform(0, d / 2)
+
+
+def chat_payload_problem(payload: Any) -> str | None:
+    """Why a 200 JSON body is not a chat-completions reply, or None when it is one."""
+    if not isinstance(payload, dict):
+        return "response JSON is not an object"
+    choices = payload.get("choices")
+    if not isinstance(choices, list):
+        return "response has no choices list"
+    if not choices:
+        return "response has an empty choices list"
+    if not isinstance(choices[0], dict) or not isinstance(choices[0].get("message"), dict):
+        return "response choices[0] has no message object"
+    return None
+
+
+def _looks_like_html(response: httpx.Response, text: str) -> bool:
+    kind = response.headers.get("content-type", "").lower()
+    return "html" in kind or text.lstrip()[:15].lower().startswith(("<!doctype", "<html"))
+
+
+class _Attempt:
+    """One HTTP attempt run on a helper thread, so the caller can stop waiting for it."""
+
+    def __init__(self, client: httpx.Client, settings: EndpointSettings, body: dict) -> None:
+        self.client, self.settings, self.body = client, settings, body
+        self.abandoned = threading.Event()
+        self.done = threading.Event()
+        self.response: httpx.Response | None = None
+        self.content = b""
+        self.exc: BaseException | None = None
+
+    def run(self) -> None:
+        try:
+            with self.client.stream(
+                "POST",
+                self.settings.url,
+                json=self.body,
+                headers=self.settings.headers(),
+                timeout=httpx.Timeout(self.settings.timeout),
+            ) as response:
+                chunks = []
+                for chunk in response.iter_bytes():
+                    if self.abandoned.is_set():
+                        return
+                    chunks.append(chunk)
+                self.response, self.content = response, b"".join(chunks)
+        except BaseException as exc:  # reported to the waiting caller
+            self.exc = exc
+        finally:
+            self.done.set()
 
 
 def _attempt(
-    client: httpx.Client, settings: EndpointSettings, body: dict
+    client: httpx.Client,
+    settings: EndpointSettings,
+    body: dict,
+    cancel: threading.Event | None,
 ) -> tuple[CallResult, bool]:
-    """One HTTP attempt; returns the result and whether it is worth retrying."""
+    """One attempt within the deadline; returns the result and whether to retry it."""
     started = time.monotonic()
+    deadline = started + settings.timeout
 
-    def elapsed() -> int:
-        return round((time.monotonic() - started) * 1000)
+    def result(status, text, payload, error, ok=False) -> CallResult:
+        elapsed = round((time.monotonic() - started) * 1000)
+        return CallResult(ok, status, text, payload, error, 1, elapsed)
 
-    try:
-        response = client.post(settings.url, json=body, headers=settings.headers())
-    except httpx.TimeoutException as exc:
-        return CallResult(False, None, None, None, f"timeout: {exc!r}", 1, elapsed()), True
-    except httpx.TransportError as exc:
-        return CallResult(False, None, None, None, f"network error: {exc!r}", 1, elapsed()), True
-    text = response.text
-    if response.status_code >= 400:
-        error = f"HTTP {response.status_code}: {text[:400]}"
-        transient = response.status_code in TRANSIENT_STATUSES
-        return CallResult(False, response.status_code, text, None, error, 1, elapsed()), transient
+    attempt = _Attempt(client, settings, body)
+    threading.Thread(target=attempt.run, daemon=True, name="steerbench-http").start()
+    while not attempt.done.wait(POLL_S):
+        if cancel is not None and cancel.is_set():
+            attempt.abandoned.set()
+            raise Cancelled()
+        if time.monotonic() >= deadline:
+            attempt.abandoned.set()
+            return result(
+                None,
+                None,
+                None,
+                f"timeout: no complete reply within the {settings.timeout} s deadline",
+            ), True
+    if attempt.exc is not None:
+        exc = attempt.exc
+        if isinstance(exc, httpx.TimeoutException):
+            return result(None, None, None, f"timeout: {redact_text(repr(exc))}"), True
+        if isinstance(exc, httpx.TransportError):
+            return result(None, None, None, f"network error: {redact_text(repr(exc))}"), True
+        raise exc
+    response = attempt.response
+    assert response is not None
+    text = attempt.content.decode("utf-8", errors="replace")
+    status = response.status_code
+    if status >= 400:
+        call = result(status, text, None, f"HTTP {status}: {text[:400]}")
+        call.retry_after_s = parse_retry_after(response.headers.get("retry-after"))
+        return call, status in TRANSIENT_STATUSES
+    if _looks_like_html(response, text):
+        return result(status, text, None, f"HTTP {status} with an HTML body, not JSON"), True
     try:
         payload = json.loads(text)
     except ValueError as exc:
-        error = f"response not JSON: {exc}"
-        return CallResult(False, response.status_code, text, None, error, 1, elapsed()), False
-    if not isinstance(payload, dict):
-        error = "response JSON is not an object"
-        return CallResult(False, response.status_code, text, None, error, 1, elapsed()), False
-    return CallResult(True, response.status_code, text, payload, None, 1, elapsed()), False
+        return result(status, text, None, f"response not JSON: {exc}"), True
+    problem = chat_payload_problem(payload)
+    if problem is not None:
+        return result(status, text, None, problem), True
+    return result(status, text, payload, None, ok=True), False
 
 
 def post_with_retries(
-    client: httpx.Client, settings: EndpointSettings, body: dict, sleep=time.sleep
+    client: httpx.Client,
+    settings: EndpointSettings,
+    body: dict,
+    *,
+    cancel: threading.Event | None = None,
+    rng: random.Random | None = None,
 ) -> CallResult:
-    """POST ``body``, retrying transient failures with exponential backoff.
+    """POST ``body``, retrying infrastructure failures; raises ``Cancelled`` on ``cancel``.
 
-    The wait before retry k (k = 1, 2, ...) is ``backoff_base * 2**(k-1)`` seconds, capped
-    at ``backoff_max``; at most ``retries`` retries follow the first attempt.
+    At most ``retries`` retries follow the first attempt. Before retry k the wait is the
+    server's ``Retry-After`` when it sent one (refused above ``retry_after_max``), else
+    :func:`backoff_delay`.
     """
+    rng = rng or random.Random()
     total_ms = 0
     for attempt in range(1, settings.retries + 2):
-        result, transient = _attempt(client, settings, body)
+        result, transient = _attempt(client, settings, body, cancel)
         total_ms += result.wall_ms
         result.attempts, result.wall_ms = attempt, total_ms
         if result.ok or not transient or attempt > settings.retries:
             return result
-        sleep(min(settings.backoff_base * 2 ** (attempt - 1), settings.backoff_max))
+        wait = result.retry_after_s
+        if wait is not None and wait > settings.retry_after_max:
+            limit = settings.retry_after_max
+            result.error = f"{result.error} (Retry-After {wait:.0f} s exceeds {limit:.0f} s)"
+            return result
+        if wait is None:
+            wait = backoff_delay(settings, attempt, rng)
+        if cancel is not None:
+            if cancel.wait(wait):
+                raise Cancelled()
+        else:
+            time.sleep(wait)
     raise AssertionError("unreachable")
 
 
 def make_http_client(settings: EndpointSettings, concurrency: int) -> httpx.Client:
-    """An httpx client sized for ``concurrency`` parallel requests."""
-    limits = httpx.Limits(max_connections=concurrency, max_keepalive_connections=concurrency)
+    """An httpx client for ``concurrency`` parallel requests.
+
+    The connection count is not capped: an attempt abandoned at its deadline may hold its
+    connection until the server lets go, and must not starve the next attempt.
+    """
+    limits = httpx.Limits(max_connections=None, max_keepalive_connections=concurrency)
     return httpx.Client(timeout=httpx.Timeout(settings.timeout), limits=limits)

@@ -9,6 +9,7 @@ chat-completions server.
 from __future__ import annotations
 
 import re
+import threading
 import time
 from dataclasses import dataclass
 from typing import Any, Protocol
@@ -63,6 +64,10 @@ class Gate(Protocol):
 
     def run(self, scenario: PinnedScenario, system_prompt: str) -> GateOutcome:
         """One trial on one scenario."""
+        ...
+
+    def cancel(self) -> None:
+        """Abandon in-flight and future calls (``run`` then raises ``Cancelled``)."""
         ...
 
     def close(self) -> None:
@@ -121,6 +126,9 @@ class ReferenceGate:
             raw_text=text,
             wall_ms=round((time.monotonic() - started) * 1000),
         )
+
+    def cancel(self) -> None:
+        """Nothing is in flight."""
 
     def close(self) -> None:
         """Nothing to release."""
@@ -185,17 +193,18 @@ def _variant_key(label: str) -> str:
 
 
 def _response_text(payload: dict[str, Any]) -> tuple[str, str | None]:
-    """The assistant text and finish reason of a chat-completions payload ('' if absent)."""
-    choices = payload.get("choices")
-    if not isinstance(choices, list) or not choices or not isinstance(choices[0], dict):
-        return "", None
-    message = choices[0].get("message") or {}
-    content = message.get("content") if isinstance(message, dict) else None
+    """The assistant text and finish reason of a checked chat-completions payload.
+
+    The client has already refused payloads without ``choices[0].message``; a message with
+    no text content is the model's (empty) answer.
+    """
+    choice = payload["choices"][0]
+    content = choice["message"].get("content")
     if isinstance(content, list):
         content = "".join(
             p if isinstance(p, str) else str(p.get("text", "")) for p in content if p is not None
         )
-    return (content if isinstance(content, str) else ""), choices[0].get("finish_reason")
+    return (content if isinstance(content, str) else ""), choice.get("finish_reason")
 
 
 def _usage(payload: dict[str, Any]) -> dict[str, Any] | None:
@@ -224,6 +233,7 @@ class EndpointGate:
         self.variant_key = _variant_key(model.label or model.model)
         endpoint.headers()  # fail fast when the API-key variable is unset
         self._client: httpx.Client = make_http_client(endpoint, concurrency)
+        self._cancel = threading.Event()
 
     def variant_config(self) -> dict[str, Any]:
         """The request settings (the endpoint's address is a run setting, not identity)."""
@@ -255,7 +265,7 @@ class EndpointGate:
     def run(self, scenario: PinnedScenario, system_prompt: str) -> GateOutcome:
         """One call (with retries); failures become unscored outcomes, never decisions."""
         body = self.request_body(scenario, system_prompt)
-        call = post_with_retries(self._client, self.endpoint, body)
+        call = post_with_retries(self._client, self.endpoint, body, cancel=self._cancel)
         common = {
             "request_body": body,
             "response_body_raw": call.response_body_raw,
@@ -283,6 +293,11 @@ class EndpointGate:
             **common,
         )
 
+    def cancel(self) -> None:
+        """Stop waiting: in-flight attempts are abandoned, retries are not made."""
+        self._cancel.set()
+
     def close(self) -> None:
-        """Close the HTTP connection pool."""
-        self._client.close()
+        """Close the HTTP connection pool (at once when the run was cancelled)."""
+        if not self._cancel.is_set():
+            self._client.close()

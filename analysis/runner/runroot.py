@@ -6,8 +6,18 @@ A run root holds ``RUN_PLAN.json``, ``PROMPT.txt``, ``SCENARIO_MANIFEST.json``,
 atomically. Re-running into the same root resumes: a trial whose identity matches and
 whose status is not ``infrastructure_failed`` is reused, every other trial is redone.
 
+Identity: a run is identified by the release, scenario set, prompt hash, user-messages
+hash, trials per cell and the variant's config hash (model, temperature, max tokens,
+reasoning). A root refuses, before writing anything, a resume or second variant whose
+identity differs from what its ``RUN_PLAN.json`` records, and a different ``--shard`` or
+``--run-id``. Without ``--run-id`` the run id is derived from the identity
+(``<variant>-<12 hex>``), so shards of one run share it and load together.
+
 Shards: ``shard=(i, n)`` runs the scenarios whose 0-based index in id-sorted order is
 congruent to ``i - 1`` modulo ``n``; shard roots can be merged by the tidy export.
+
+Interrupts: on ``KeyboardInterrupt`` in-flight calls are abandoned at once, a trial being
+written is finished, nothing else is written, and ``RunInterrupted`` is raised.
 """
 
 from __future__ import annotations
@@ -15,9 +25,11 @@ from __future__ import annotations
 import hashlib
 import json
 import os
+import queue
+import sys
 import tempfile
+import threading
 from collections.abc import Sequence
-from concurrent.futures import ThreadPoolExecutor, as_completed
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
@@ -27,14 +39,17 @@ from tqdm import tqdm
 
 from analysis import paths
 from analysis.runner.cells import score_cell
+from analysis.runner.client import Cancelled
 from analysis.runner.gates import (
     INFRASTRUCTURE_FAILED,
     PROVIDER_FILTERED,
     UNSCORED_STATUSES,
     Gate,
     GateOutcome,
+    chat_messages,
 )
 from analysis.runner.inputs import PinnedInputs, PinnedScenario, scenario_metadata
+from analysis.runner.secrets import redact_text
 from analysis.vocabulary import GATE_BY_VERB, TIER_WEIGHT
 
 IDENTITY_FIELDS = (
@@ -48,6 +63,21 @@ IDENTITY_FIELDS = (
     "expected_action",
 )
 SHARD_RULE = "scenarios sorted by id; 0-based index k is in shard i of n when k % n == i - 1"
+
+
+_MISSING = object()
+
+
+class RunRootError(RuntimeError):
+    """The root records a different run; nothing was written."""
+
+
+class RunInterrupted(Exception):
+    """The run was interrupted; every trial file on disk is complete."""
+
+    def __init__(self, summary: RunSummary) -> None:
+        super().__init__("interrupted")
+        self.summary = summary
 
 
 def canonical_json(value: Any) -> str:
@@ -112,6 +142,31 @@ def shard_scenarios(
     return tuple(s for k, s in enumerate(ordered) if k % n == i - 1)
 
 
+def run_identity(
+    inputs: PinnedInputs, variant_key: str, config: dict[str, Any], trials: int
+) -> dict[str, Any]:
+    """The fields that make two invocations the same run (and shards of it)."""
+    return {
+        "release": paths.RELEASE,
+        "scenario_set": paths.SCENARIO_SET,
+        "prompt_sha256": inputs.prompt_sha256,
+        "user_inputs_sha256": inputs.user_inputs_sha256,
+        "n_trials_per_cell": trials,
+        "variant_key": variant_key,
+        "variant_config_hash": config["config_hash"],
+    }
+
+
+def derived_run_id(identity: dict[str, Any]) -> str:
+    """``<variant>-<first 12 hex of the identity's sha256>``: equal for every shard of a run."""
+    digest = hashlib.sha256(canonical_json(identity).encode("utf-8")).hexdigest()
+    return f"{identity['variant_key']}-{digest[:12]}"
+
+
+def _shard_record(shard: tuple[int, int] | None) -> dict[str, int] | None:
+    return None if shard is None else {"index": shard[0], "count": shard[1]}
+
+
 @dataclass
 class RunSummary:
     """Counts for one invocation of the runner."""
@@ -140,6 +195,67 @@ class RunRoot:
         """The run id recorded in ``RUN_PLAN.json``, if any."""
         plan = _read_json(self.root / "RUN_PLAN.json")
         return plan.get("run_id") if isinstance(plan, dict) else None
+
+    def existing_plan(self) -> dict[str, Any] | None:
+        """``RUN_PLAN.json`` as recorded (None when absent); unreadable is an error."""
+        path = self.root / "RUN_PLAN.json"
+        if not path.exists():
+            return None
+        try:
+            plan = json.loads(path.read_text(encoding="utf-8"))
+        except (UnicodeDecodeError, ValueError) as exc:
+            raise RunRootError(f"{path}: not UTF-8 JSON ({exc}); refusing to write") from None
+        if not isinstance(plan, dict):
+            raise RunRootError(f"{path}: not a JSON object; refusing to write")
+        return plan
+
+    def check_compatible(
+        self,
+        identity: dict[str, Any],
+        *,
+        run_id: str | None,
+        shard: tuple[int, int] | None,
+    ) -> None:
+        """Refuse (``RunRootError``) when the root records a different run, shard or variant.
+
+        Fields a root written by an older runner lacks are not compared.
+        """
+        plan = self.existing_plan()
+        if plan is None:
+            return
+        where = self.root / "RUN_PLAN.json"
+        variant = identity["variant_key"]
+        recorded_configs = plan.get("variant_config_hashes") or {}
+        checks: list[tuple[str, str, Any, Any]] = [
+            ("run id (--run-id)", "run_id", plan.get("run_id", _MISSING), run_id or _MISSING),
+            ("shard (--shard)", "shard", plan.get("shard", _MISSING), _shard_record(shard)),
+            *(
+                (name, name, plan.get(name, _MISSING), identity[name])
+                for name in ("release", "scenario_set", "prompt_sha256", "user_inputs_sha256")
+            ),
+            (
+                "trials per cell (--trials)",
+                "n_trials_per_cell",
+                plan.get("n_trials_per_cell", _MISSING),
+                identity["n_trials_per_cell"],
+            ),
+            (
+                f"variant {variant!r} settings (model, temperature, max tokens, reasoning)",
+                "variant_config_hash",
+                recorded_configs.get(variant, _MISSING),
+                identity["variant_config_hash"],
+            ),
+        ]
+        for name, field, recorded, wanted in checks:
+            if _MISSING in (recorded, wanted) or recorded == wanted:
+                continue
+            if field == "variant_config_hash":
+                configs = _read_json(self.root / "VARIANT_CONFIGS.json") or {}
+                recorded = canonical_json((configs.get("variants") or {}).get(variant))
+            raise RunRootError(
+                f"{where}: this run's {name} is {wanted!r} but the root records {recorded!r}; "
+                "resume with the recorded settings, or write to another --out"
+            )
 
     def write_plan(
         self,
@@ -197,9 +313,11 @@ class RunRoot:
                 "scenario_count": len(entries),
                 "n_trials_per_cell": trials,
                 "scoring_field": "commit_permission",
+                "release": paths.RELEASE,
                 "prompt_sha256": inputs.prompt_sha256,
+                "user_inputs_sha256": inputs.user_inputs_sha256,
                 "pass_k_levels": [trials],
-                "shard": None if shard is None else {"index": shard[0], "count": shard[1]},
+                "shard": _shard_record(shard),
                 "shard_rule": SHARD_RULE,
                 "planned_variants": variants,
                 "variant_config_hashes": hashes,
@@ -307,6 +425,8 @@ def cell_record(
 def _safe_run(gate: Gate, scenario: PinnedScenario, prompt: str) -> GateOutcome:
     try:
         return gate.run(scenario, prompt)
+    except Cancelled:
+        raise
     except Exception as exc:  # an unexpected gate error is an unscored trial, not a crash
         return GateOutcome(
             status=INFRASTRUCTURE_FAILED,
@@ -331,14 +451,21 @@ def run_gate(
     scenarios_dir: Path = paths.SCENARIOS_DIR,
     progress: bool = True,
 ) -> RunSummary:
-    """Run ``gate`` over the selected scenarios x ``trials`` into ``root``, resuming."""
+    """Run ``gate`` over the selected scenarios x ``trials`` into ``root``, resuming.
+
+    Raises ``PinnedInputError`` or ``RunRootError`` before writing anything, and
+    ``RunInterrupted`` on ``KeyboardInterrupt``. The progress bar is drawn only when
+    ``progress`` is set and standard error is a terminal.
+    """
     run_root = RunRoot(root)
-    run_id = (
-        run_id or run_root.existing_run_id() or datetime.now(UTC).strftime("run-%Y-%m-%dT%H-%M-%SZ")
-    )
     scenarios = shard_scenarios(inputs.select(list(scenario_ids or [])), shard)
+    for scenario in scenarios:
+        inputs.check_messages(scenario, chat_messages(scenario, inputs.system_prompt))
     config = gate.variant_config()
     config = {**config, "config_hash": config_hash(config)}
+    identity = run_identity(inputs, gate.variant_key, config, trials)
+    run_root.check_compatible(identity, run_id=run_id, shard=shard)
+    run_id = run_id or run_root.existing_run_id() or derived_run_id(identity)
     run_root.write_plan(
         run_id=run_id,
         inputs=inputs,
@@ -347,7 +474,9 @@ def run_gate(
         config=config,
         trials=trials,
         shard=shard,
-        settings=settings or {},
+        settings={
+            k: redact_text(v) if isinstance(v, str) else v for k, v in (settings or {}).items()
+        },
         scenarios_dir=scenarios_dir,
     )
     summary = RunSummary(run_id, gate.variant_key, len(scenarios), len(scenarios) * trials)
@@ -356,7 +485,7 @@ def run_gate(
     pending: list[tuple[PinnedScenario, dict[str, Any]]] = []
     for scenario in scenarios:
         for t in range(1, trials + 1):
-            identity = {
+            trial_identity = {
                 "run_id": run_id,
                 "scenario_id": scenario.id,
                 "scenario_sha256": scenario.sha256,
@@ -366,9 +495,9 @@ def run_gate(
                 "trial": t,
                 "expected_action": scenario.expected_action,
             }
-            stored = run_root.reusable_trial(identity)
+            stored = run_root.reusable_trial(trial_identity)
             if stored is None:
-                pending.append((scenario, identity))
+                pending.append((scenario, trial_identity))
             else:
                 records[scenario.id][t] = stored
     summary.n_trials_reused = summary.n_trials - len(pending)
@@ -376,9 +505,8 @@ def run_gate(
     def finish_cell(scenario: PinnedScenario) -> None:
         done = records[scenario.id]
         ordered = [done[t] for t in sorted(done)]
-        identity = {**ordered[0], "variant_key": gate.variant_key}
         cell = cell_record(
-            identity=identity,
+            identity={**ordered[0], "variant_key": gate.variant_key},
             config=config,
             meta=metas[scenario.id],
             scenario=scenario,
@@ -386,41 +514,83 @@ def run_gate(
         )
         atomic_write_json(root / gate.variant_key / scenario.id / "cell.json", cell)
 
-    def one_trial(scenario: PinnedScenario, identity: dict[str, Any]) -> dict[str, Any]:
-        outcome = _safe_run(gate, scenario, inputs.system_prompt)
-        record = trial_record(identity, outcome, scenario.required_commit_permission)
-        path = run_root.trial_path(gate.variant_key, scenario.id, identity["trial"])
-        atomic_write_json(path, record)
-        return record
-
+    by_id = {s.id: s for s in scenarios}
     for scenario in scenarios:
         if len(records[scenario.id]) == trials:
             finish_cell(scenario)
+
+    stop = threading.Event()
+    write_lock = threading.Lock()
+    work: queue.SimpleQueue[tuple[PinnedScenario, dict[str, Any]]] = queue.SimpleQueue()
+    for item in pending:
+        work.put(item)
+    results: queue.SimpleQueue[dict[str, Any] | BaseException] = queue.SimpleQueue()
+
+    def worker() -> None:
+        while not stop.is_set():
+            try:
+                scenario, trial_identity = work.get_nowait()
+            except queue.Empty:
+                return
+            try:
+                outcome = _safe_run(gate, scenario, inputs.system_prompt)
+                record = trial_record(trial_identity, outcome, scenario.required_commit_permission)
+                path = run_root.trial_path(gate.variant_key, scenario.id, trial_identity["trial"])
+                with write_lock:
+                    if stop.is_set():
+                        return
+                    atomic_write_json(path, record)
+            except Cancelled:
+                return
+            except BaseException as exc:  # handed to the main thread, which re-raises it
+                results.put(exc)
+                return
+            results.put(record)
+
+    # Daemon threads: an interrupted run returns without waiting for a stuck socket.
+    threads = [
+        threading.Thread(target=worker, daemon=True, name=f"steerbench-worker-{i}")
+        for i in range(max(1, min(concurrency, len(pending))))
+    ]
     bar = tqdm(
         total=summary.n_trials,
         initial=summary.n_trials_reused,
         desc=gate.variant_key,
         unit="trial",
-        disable=not progress,
+        disable=not (progress and sys.stderr.isatty()),
     )
-    by_id = {s.id: s for s in scenarios}
     try:
-        with ThreadPoolExecutor(max_workers=max(1, concurrency)) as pool:
-            futures = [pool.submit(one_trial, s, ident) for s, ident in pending]
-            try:
-                for future in as_completed(futures):
-                    record = future.result()
-                    summary.n_calls_made += 1
-                    summary.n_errors += record["status"] in UNSCORED_STATUSES
-                    summary.n_parse_failed += bool(record["parse_failed"])
-                    records[record["scenario_id"]][record["trial"]] = record
-                    if len(records[record["scenario_id"]]) == trials:
-                        finish_cell(by_id[record["scenario_id"]])
-                    bar.set_postfix(errors=summary.n_errors, parse_failed=summary.n_parse_failed)
-                    bar.update()
-            except BaseException:
-                pool.shutdown(wait=True, cancel_futures=True)
-                raise
+        for thread in threads:
+            thread.start()
+        for _ in pending:
+            item = _next_result(results)
+            if isinstance(item, BaseException):
+                raise item
+            summary.n_calls_made += 1
+            summary.n_errors += item["status"] in UNSCORED_STATUSES
+            summary.n_parse_failed += bool(item["parse_failed"])
+            records[item["scenario_id"]][item["trial"]] = item
+            if len(records[item["scenario_id"]]) == trials:
+                finish_cell(by_id[item["scenario_id"]])
+            bar.set_postfix(errors=summary.n_errors, parse_failed=summary.n_parse_failed)
+            bar.update()
+    except BaseException as exc:
+        stop.set()
+        gate.cancel()
+        with write_lock:  # a trial being written is finished; nothing is written after
+            pass
+        if isinstance(exc, KeyboardInterrupt):
+            raise RunInterrupted(summary) from None
+        raise
     finally:
         bar.close()
     return summary
+
+
+def _next_result(results: queue.SimpleQueue) -> Any:
+    """The next worker result, waiting in short slices so Ctrl-C is seen at once."""
+    while True:
+        try:
+            return results.get(timeout=0.2)
+        except queue.Empty:
+            continue
