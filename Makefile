@@ -35,11 +35,21 @@ data: $(ENV_STAMP)
 paper: $(ENV_STAMP)
 	@$(IDENTITY) paper
 
+# The tests install the inspect extra so its tests run; `make test WITH_INSPECT=0` leaves
+# it out (its tests are then skipped; a fresh VENV=... tests the base install alone).
+WITH_INSPECT ?= 1
+INSPECT_STAMP := $(VENV)/.installed-inspect
+TEST_ENV := $(if $(filter 1,$(WITH_INSPECT)),$(INSPECT_STAMP))
+
+$(INSPECT_STAMP): $(ENV_STAMP)
+	$(PY) -m pip install --quiet --disable-pip-version-check -c requirements.lock -e '.[dev,inspect]'
+	touch $@
+
 # The fast tier (one shared build); `make test-all` adds the slow checks (marker "slow").
-test: data
+test: data $(TEST_ENV)
 	$(PY) -m pytest -m "not slow"
 
-test-all: data
+test-all: data $(TEST_ENV)
 	$(PY) -m pytest
 
 lint: $(ENV_STAMP)

@@ -1,8 +1,13 @@
 """Per-trial breakdowns: pure functions of scored cells (``analysis.scoring.score_cells``) and
 the scenarios table (``analysis.scenarios.load_scenarios``).
 
-Every table is grouped by ``source`` first, so reference gates, runs and the published
-verdicts are never pooled together; counts are integers and every rate is ``k / n`` of them.
+Different conditions are never pooled by accident. :func:`pool_cells` gives every cell a pool
+in its ``source`` column (the original source moves to ``pool_of``): the published model
+conditions form one pool, as the paper pools them (Table 3, the mirror gap, the headline);
+a set of conditions the caller names forms another; every other condition (each reference
+gate, the release's sample cell, each run) stands alone. Every table is grouped by that pool
+first, and every function pools its input itself when the caller has not. Counts are integers
+and every rate is ``k / n`` of them.
 """
 
 from __future__ import annotations
@@ -13,6 +18,7 @@ from fractions import Fraction
 
 import pandas as pd
 
+from analysis.leaderboard import table2_order_key
 from analysis.scoring import condition_scores
 from analysis.stats import with_wilson
 
@@ -23,10 +29,65 @@ CONFLICT = "detector_conflict"
 #: Scenario columns the breakdowns attach to cells.
 _SCENARIO_COLUMNS = ("boundary_pattern", "title", "domain", "action_effect")
 
+PUBLISHED = "published"
+#: Where :func:`pool_cells` keeps each cell's original source.
+POOL_OF = "pool_of"
+
+
+def pool_cells(
+    cells: pd.DataFrame, named: Sequence[str] | None = None, name: str = "named conditions"
+) -> pd.DataFrame:
+    """``cells`` with their pool in ``source`` and the original source in ``pool_of``.
+
+    Pools: ``published`` (every condition of the release's per-trial verdicts); ``name`` (the
+    conditions in ``named``, by label, from any source but the published one); every other
+    condition alone, as ``"<source>: <condition>"``. Cells already pooled are returned as
+    they are. An unknown name in ``named`` is an error.
+    """
+    if POOL_OF in cells.columns:
+        return cells
+    out = cells.copy()
+    source = out["source"].astype(str)
+    condition = out["condition"].astype(str)
+    pool = (source + ": " + condition).where(source != PUBLISHED, PUBLISHED)
+    if named:
+        unknown = sorted(set(named) - set(condition[source != PUBLISHED]))
+        if unknown:
+            raise ValueError(f"pool {name!r}: no such condition(s) {unknown}")
+        pool = pool.where(~(condition.isin(list(named)) & (source != PUBLISHED)), name)
+    out[POOL_OF] = source
+    out["source"] = pool
+    return out
+
+
+def pool_summary(cells: pd.DataFrame) -> str:
+    """Which conditions each pool holds, as one sentence per pool."""
+    pooled = pool_cells(cells)
+    lines = []
+    for pool, part in pooled.groupby("source", sort=True):
+        conditions = sorted(part["condition"].astype(str).unique())
+        if len(conditions) == 1 and pool.endswith(conditions[0]):
+            lines.append(f"{pool}: stands alone")
+        else:
+            lines.append(
+                f"{pool}: pooled over {len(conditions)} conditions ({', '.join(conditions)})"
+            )
+    return "\n".join(lines) if lines else "no conditions"
+
+
+def one_pool(cells: pd.DataFrame, what: str) -> None:
+    """Refuse to pool cells of more than one pool (:func:`pool_cells`) into one number."""
+    pools = sorted(pool_cells(cells)["source"].astype(str).unique())
+    if len(pools) > 1:
+        raise ValueError(
+            f"{what}: cells of {len(pools)} pools given ({', '.join(pools)}); pass one"
+        )
+
 
 def scored_cells(cells: pd.DataFrame, scenarios: pd.DataFrame) -> pd.DataFrame:
-    """The modal-scored cells with the scenario's pattern, title, domain and action effect
-    (string-typed keys, a plain integer index)."""
+    """The modal-scored cells (pooled by :func:`pool_cells`) with the scenario's pattern,
+    title, domain and action effect (string-typed keys, a plain integer index)."""
+    cells = pool_cells(cells)
     keep = cells.loc[cells["modal_scored"].to_numpy(dtype=bool)].copy()
     for column in ("scenario_id", "condition", "source"):
         keep[column] = keep[column].astype(str)
@@ -40,7 +101,7 @@ def scored_cells(cells: pd.DataFrame, scenarios: pd.DataFrame) -> pd.DataFrame:
 
 def _accuracy(table: pd.DataFrame, k: str = "n_correct", n: str = "n_cells") -> pd.DataFrame:
     table = table.copy()
-    table["accuracy"] = table[k] / table[n]
+    table["accuracy"] = table[k] / table[n].where(table[n] > 0)
     return with_wilson(table, k, n, "accuracy")
 
 
@@ -110,8 +171,10 @@ def _pattern_counts(scored: pd.DataFrame, pattern: str) -> tuple[int, int]:
 
 def mirror_gap(cells: pd.DataFrame, scenarios: pd.DataFrame) -> MirrorGap:
     """Anchors (``public_harm_anchor``) against mirrors (``incident_mirror``) and detector
-    conflicts: modal-correct / modal-scored cells of each, pooled over every given cell."""
+    conflicts: modal-correct / modal-scored cells of each, pooled over the given cells, which
+    must be one pool (:func:`pool_cells`)."""
     scored = scored_cells(cells, scenarios)
+    one_pool(scored, "mirror_gap")
     anchor = _pattern_counts(scored, ANCHOR)
     mirror = _pattern_counts(scored, MIRROR)
     conflict = _pattern_counts(scored, CONFLICT)
@@ -146,9 +209,10 @@ def per_condition_pattern_accuracy(
 
 
 def hardest_scenarios(cells: pd.DataFrame, scenarios: pd.DataFrame, n: int = 10) -> pd.DataFrame:
-    """The ``n`` scenarios per source most often missed: ``n_wrong`` modal misses out of
-    ``n_conditions`` modal-scored cells, with ``miss_rate``, pattern, required gate and title;
-    sorted by miss rate, then misses (both descending), then scenario id."""
+    """The ``n`` scenarios per pool most often missed, and every scenario tied with the
+    ``n``-th: ``n_wrong`` modal misses out of ``n_conditions`` modal-scored cells, with
+    ``miss_rate``, pattern, required gate and title; sorted by miss rate, then misses (both
+    descending), then scenario id."""
     scored = scored_cells(cells, scenarios)
     scored["wrong"] = ~scored["modal_correct"]
     table = (
@@ -167,16 +231,32 @@ def hardest_scenarios(cells: pd.DataFrame, scenarios: pd.DataFrame, n: int = 10)
         ascending=[True, False, False, True],
         ignore_index=True,
     )
-    return table.groupby("source", sort=True).head(n).reset_index(drop=True)
+    keep = []
+    for _, part in table.groupby("source", sort=True):
+        if len(part) <= n:
+            keep.extend(part.index)
+            continue
+        cut = part.iloc[n - 1] if n > 0 else None
+        for position, (index, row) in enumerate(part.iterrows()):
+            tied = (  # the same sort key as the n-th: miss rate and misses
+                cut is not None
+                and row["n_wrong"] == cut["n_wrong"]
+                and row["n_wrong"] * cut["n_conditions"] == cut["n_wrong"] * row["n_conditions"]
+            )
+            if position < n or tied:
+                keep.append(index)
+    return table.loc[keep].reset_index(drop=True)
 
 
 def stability(cells: pd.DataFrame) -> pd.DataFrame:
-    """Three reads of the same trials per (source, condition): mean trial accuracy
+    """Three reads of the same trials per (pool, condition): mean trial accuracy
     (correct / all trials), modal accuracy (modal-correct / cells) and pass5 (cells with every
-    trial correct / cells), each with its rank within the source (1 = best; ties share the
-    lowest rank, ``method="min"``); ``modal_vs_pass5_differ`` flags a condition whose modal
-    rank and reliability (pass5) rank differ."""
-    scores = condition_scores(cells)
+    trial correct / cells), each ranked within its pool (1 = best).
+    ``rank_mean_trial_accuracy`` is Table 2's order (mean trial accuracy, then pass5 count,
+    then label: no ties); the modal and pass5 ranks share the lowest rank on a tie
+    (``method="min"``); ``modal_vs_pass5_differ`` flags a condition whose modal rank and
+    reliability (pass5) rank differ. A condition with no scored cell gets no rank."""
+    scores = condition_scores(pool_cells(cells))
     table = scores[
         [
             "source",
@@ -190,15 +270,33 @@ def stability(cells: pd.DataFrame) -> pd.DataFrame:
     ].copy()
     for column in ("source", "condition"):
         table[column] = table[column].astype(str)
-    table["mean_trial_accuracy"] = table["n_trials_correct"] / table["n_trials"]
-    table["modal_accuracy"] = table["n_modal_correct"] / table["n_cells"]
-    table["pass5"] = table["n_pass5"] / table["n_cells"]
-    for name in ("mean_trial_accuracy", "modal_accuracy", "pass5"):
+    empty = table["n_cells"] == 0
+    table["mean_trial_accuracy"] = table["n_trials_correct"] / table["n_trials"].where(~empty)
+    table["modal_accuracy"] = table["n_modal_correct"] / table["n_cells"].where(~empty)
+    table["pass5"] = table["n_pass5"] / table["n_cells"].where(~empty)
+    order = sorted(
+        table.index[~empty],
+        key=lambda i: (table.at[i, "source"], *_table2_key(table.loc[i])),
+    )
+    table["rank_mean_trial_accuracy"] = pd.Series(pd.NA, index=table.index, dtype="Int64")
+    for _, members in table.loc[order].groupby("source", sort=False):
+        table.loc[members.index, "rank_mean_trial_accuracy"] = range(1, len(members) + 1)
+    for name in ("modal_accuracy", "pass5"):
         table[f"rank_{name}"] = (
-            table.groupby("source")[name].rank(method="min", ascending=False).astype("int64")
+            table.groupby("source")[name].rank(method="min", ascending=False).astype("Int64")
         )
-    table["modal_vs_pass5_differ"] = table["rank_modal_accuracy"] != table["rank_pass5"]
-    return table.sort_values(["source", "rank_mean_trial_accuracy", "condition"], ignore_index=True)
+    table["modal_vs_pass5_differ"] = (
+        (table["rank_modal_accuracy"] != table["rank_pass5"]).fillna(False).astype(bool)
+    )
+    return table.sort_values(
+        ["source", "rank_mean_trial_accuracy", "condition"], ignore_index=True, na_position="last"
+    )
+
+
+def _table2_key(row: pd.Series) -> tuple:
+    return table2_order_key(
+        row["n_trials_correct"], row["n_trials"], row["n_pass5"], row["condition"]
+    )
 
 
 def split_label(modal_count: int, n_decided: int, n_trials: int) -> str:
@@ -293,7 +391,9 @@ def severity_by_tier(cells: pd.DataFrame, scenarios: pd.DataFrame) -> Severity:
     by_condition = by_condition.merge(per_weight.reset_index(), on=["source", "condition"])
     counts = [c for c in by_condition.columns if c not in ("source", "condition")]
     by_condition[counts] = by_condition[counts].fillna(0).astype("int64")
-    by_condition["weighted_miss"] = by_condition["weight_missed"] / by_condition["weight_scored"]
+    by_condition["weighted_miss"] = by_condition["weight_missed"] / by_condition[
+        "weight_scored"
+    ].where(by_condition["weight_scored"] > 0)
     return Severity(by_tier=by_tier, by_condition=by_condition)
 
 

@@ -31,7 +31,7 @@ def with_rates(conditions: pd.DataFrame) -> pd.DataFrame:
     """Conditions with each rate (a fraction) and its Wilson 95% bounds added."""
     table = conditions.copy()
     for name, k, n in RATES:
-        table[name] = table[k] / table[n]
+        table[name] = table[k] / table[n].where(table[n] > 0)
         table = with_wilson(table, k, n, name)
     return table
 

@@ -1,7 +1,9 @@
 """The paper's three sensitivity checks on the direction asymmetry, from scored cells.
 
-Each check pools every given cell (callers pass one source at a time) and returns integer
-counts; rates are exact :class:`~fractions.Fraction` properties of them.
+Each check pools the given cells, which must be one pool of
+:func:`analysis.breakdowns.pool_cells` (callers pass one pool at a time; the published model
+conditions are the paper's pool), and returns integer counts; rates are exact
+:class:`~fractions.Fraction` properties of them.
 """
 
 from __future__ import annotations
@@ -12,7 +14,7 @@ from fractions import Fraction
 
 import pandas as pd
 
-from analysis.breakdowns import CONFLICT, MIRROR, scored_cells
+from analysis.breakdowns import CONFLICT, MIRROR, pool_cells, scored_cells
 from analysis.metrics import Directional
 from analysis.vocabulary import ALLOWED, BLOCKED
 
@@ -178,10 +180,12 @@ def without_credit_hiring_mirrors(cells: pd.DataFrame, scenarios: pd.DataFrame) 
 
 
 def sensitivity_table(cells: pd.DataFrame, scenarios: pd.DataFrame) -> pd.DataFrame:
-    """The three checks as one long table per source: ``check`` (baseline or the check),
+    """The three checks as one long table per pool (:func:`~analysis.breakdowns.pool_cells`,
+    in ``source``): ``check`` (baseline or the check),
     ``n_over_refusals`` / ``n_proceed_opportunities``, ``n_under_refusals`` /
     ``n_hold_opportunities`` and the two rates."""
     rows = []
+    cells = pool_cells(cells)
     for source, part in cells.groupby(cells["source"].astype(str), sort=True):
         derived = without_derived_flags(part, scenarios)
         human = relabelled_by_humans(part, scenarios)
@@ -205,6 +209,10 @@ def sensitivity_table(cells: pd.DataFrame, scenarios: pd.DataFrame) -> pd.DataFr
     table = pd.DataFrame(rows)
     if table.empty:
         return table
-    table["over_refusal"] = table["n_over_refusals"] / table["n_proceed_opportunities"]
-    table["under_refusal"] = table["n_under_refusals"] / table["n_hold_opportunities"]
+    table["over_refusal"] = table["n_over_refusals"] / table["n_proceed_opportunities"].where(
+        table["n_proceed_opportunities"] > 0
+    )
+    table["under_refusal"] = table["n_under_refusals"] / table["n_hold_opportunities"].where(
+        table["n_hold_opportunities"] > 0
+    )
     return table

@@ -21,6 +21,7 @@ from typing import Any
 import pandas as pd
 
 from analysis import paths
+from analysis.breakdowns import POOL_OF, pool_cells, pool_summary
 from analysis.formatting import count_text, percent_text, weighted_miss_text
 from analysis.leaderboard import ConsistencyError, expected_strings, interval_text
 from analysis.scoring import condition_scores, score_cells
@@ -212,11 +213,14 @@ def load_checked_cells(
     scenarios: pd.DataFrame,
     verdict_paths: Sequence[str | Path] | None = None,
     results_dir: Path = paths.RESULTS_DIR,
+    pool: Sequence[str] | None = None,
 ) -> tuple[pd.DataFrame, pd.DataFrame]:
     """(trials, cells) of every verdict found (``verdict_paths`` None: auto-detected under
     ``paths.RUNS_DIR``); when published per-trial verdicts are among them, their cell records
     must match their trials and their counts the published leaderboard
-    (:class:`ConsistencyError` otherwise)."""
+    (:class:`ConsistencyError` otherwise). The cells come pooled by
+    :func:`analysis.breakdowns.pool_cells`: ``source`` names each cell's pool (the published
+    conditions together, the conditions named in ``pool`` together, any other alone)."""
     trials = load_trials(
         None if verdict_paths is None else [str(p) for p in verdict_paths], scenarios=scenarios
     )
@@ -232,18 +236,16 @@ def load_checked_cells(
             raise ConsistencyError(", ".join(map(str, details)), problems)
         conditions = load_conditions(scenarios, results_dir)
         require_consistent(condition_scores(cells), conditions)
-    return trials, cells
+    return trials, pool_cells(cells, pool)
 
 
 def source_summary(cells: pd.DataFrame) -> str:
-    """Which conditions the analysis runs on, by source, as one sentence."""
-    pairs = cells[["source", "condition"]].astype(str).drop_duplicates()
-    named = {
-        source: sorted(group["condition"]) for source, group in pairs.groupby("source", sort=True)
-    }
-    words = {"reference-gate": "reference gates", "run": "run", PUBLISHED: "published"}
-    parts = [f"{words.get(s, s)} {', '.join(c)}" for s, c in named.items()]
-    listing = " and ".join(parts) if parts else "nothing"
-    if PUBLISHED in named:
-        return f"Published per-trial verdicts present (gate passed): running on {listing}."
-    return f"No published per-trial verdicts present: running on {listing}."
+    """Which conditions the analysis runs on, and how they are pooled, in a few lines."""
+    pooled = pool_cells(cells)
+    published = (pooled[POOL_OF].astype(str) == PUBLISHED).any()
+    head = (
+        "Published per-trial verdicts present (gate passed)."
+        if published
+        else "No published per-trial verdicts present."
+    )
+    return f"{head} Pools (each table and figure keeps them apart):\n{pool_summary(pooled)}"

@@ -21,7 +21,8 @@ The trials table (``TRIAL_COLUMNS``) has one row per (scenario, condition, trial
 
 Layouts: the release's ``scenarios-detail.json`` (``load_scenarios_detail``), a raw run root
 ``<root>/<variant>/<scenario_id>/trial-N.json`` (``load_run_root``) and tidy Parquet / CSV /
-JSON Lines tables (``load_tidy``). ``load_trials`` finds them all under ``paths.RUNS_DIR``.
+JSON Lines tables (``load_tidy``) and Inspect AI logs (``analysis.inspect_logs``).
+``load_trials`` finds them all under ``paths.RUNS_DIR``.
 ``write_scenarios_detail`` writes a trials table back in the release's verdict file format.
 """
 
@@ -208,6 +209,40 @@ def _check_scenarios(df: pd.DataFrame, scenarios: pd.DataFrame | None, origin: s
         )
 
 
+_TRUE = {"true", "1", "yes"}
+_FALSE = {"false", "0", "no", "", "nan", "none"}
+
+
+def _flag_values(column: pd.Series, origin: str, df: pd.DataFrame) -> np.ndarray:
+    """A boolean ``provider_filtered`` column read from any tidy format (bools, 0/1, text)."""
+    text = column.astype(object).where(column.notna(), "").astype(str).str.strip().str.lower()
+    bad = ~text.isin(_TRUE | _FALSE)
+    if bad.any():
+        first = df.loc[bad[bad].index[0]]
+        raise VerdictError(
+            f"{origin}: scenario {first['scenario_id']!r}, {first['model']} "
+            f"({first['reasoning']}), trial {first['trial']}: provider_filtered: "
+            f"{column[bad].iloc[0]!r} is not true or false"
+        )
+    return text.isin(_TRUE).to_numpy()
+
+
+def _with_filter_flag(df: pd.DataFrame, status: pd.Series, origin: str) -> pd.Series:
+    """Trials marked by a boolean ``provider_filtered`` column get that status; a trial whose
+    ``status`` and flag disagree is refused."""
+    flag = _flag_values(df["provider_filtered"], origin, df)
+    if "status" in df.columns:
+        clash = (status == PROVIDER_FILTERED).to_numpy() != flag
+        if clash.any():
+            first = df.loc[np.flatnonzero(clash)[0]]
+            raise VerdictError(
+                f"{origin}: scenario {first['scenario_id']!r}, {first['model']} "
+                f"({first['reasoning']}), trial {first['trial']}: provider_filtered "
+                f"{first['provider_filtered']!r} contradicts status {first['status']!r}"
+            )
+    return status.where(~flag, PROVIDER_FILTERED)
+
+
 def _categorical(values: pd.Series) -> pd.Categorical:
     return pd.Categorical(values.astype(str))
 
@@ -254,6 +289,8 @@ def normalize_trials(
         if "status" in df.columns
         else pd.Series("ok", index=df.index)
     )
+    if "provider_filtered" in df.columns:
+        status = _with_filter_flag(df, status.astype(str), origin)
     trial = _check_trial_numbers(df, origin)
     df["trial"] = trial
     permission = _check_permissions(df, origin)
@@ -513,6 +550,24 @@ def _jsonable(value: Any) -> Any:
 # --------------------------------------------------------------------------------------------
 
 
+def run_condition(
+    config: dict[str, Any], variant: str, cell: dict[str, Any] | None = None
+) -> tuple[str, str]:
+    """How a run's variant is named, by the loader and by ``steerbench-run export-tidy``
+    alike: model = the variant's ``label`` (``--label``), else its ``model``, else the
+    cell's ``model``, else the variant key; reasoning = ``reasoning_label``, else
+    ``reasoning_effort``, else the cell's ``reasoning_label``, else ``off``."""
+    cell = cell or {}
+    model = config.get("label") or config.get("model") or cell.get("model") or variant
+    reasoning = (
+        config.get("reasoning_label")
+        or config.get("reasoning_effort")
+        or cell.get("reasoning_label")
+        or "off"
+    )
+    return str(model), str(reasoning)
+
+
 def _trial_number(path: Path) -> int | None:
     stem = path.stem.removeprefix("trial-")
     return int(stem) if stem.isdigit() else None
@@ -567,13 +622,7 @@ def load_run_root(
                     )
                 owner[key] = r
                 cell = _read_json(cell_path) if cell_path.exists() else {}
-                model = config.get("model") or cell.get("model") or variant
-                reasoning = (
-                    config.get("reasoning_label")
-                    or config.get("reasoning_effort")
-                    or cell.get("reasoning_label")
-                    or "off"
-                )
+                model, reasoning = run_condition(config, variant, cell)
                 if trial_files:
                     records = []
                     for f in trial_files:
@@ -685,8 +734,10 @@ def discover_runs(runs_dir: str | os.PathLike[str] | None = None) -> list[dict[s
     (``<results>/scenarios-detail.json``, source ``published``); raw run roots (folders with a
     ``RUN_PLAN.json``; shards grouped by ``run_id``; source ``reference-gate`` under the
     reference-gates folder, else ``run``); tidy ``*.parquet``/``*.csv``/``*.jsonl`` tables
-    outside the results folder and outside run roots. Raw roots under the reference-gates
-    folder are skipped when the runner's tidy ``trials.csv`` is there (it holds the same trials).
+    outside the results folder and outside run roots; Inspect logs (``*.eval``, timestamped
+    ``*.json``; ``analysis.inspect_logs``) there too, one condition each. Raw roots under the
+    reference-gates folder are skipped when the runner's tidy ``trials.csv`` is there (it
+    holds the same trials).
     """
     base = Path(runs_dir) if runs_dir is not None else project_paths.RUNS_DIR
     results = base / project_paths.RESULTS_DIR.relative_to(project_paths.RUNS_DIR)
@@ -724,6 +775,13 @@ def discover_runs(runs_dir: str | os.PathLike[str] | None = None) -> list[dict[s
             ):
                 continue
             found.append({"kind": "tidy", "paths": [table], "source": None})
+
+    from analysis.inspect_logs import is_inspect_log
+
+    for log in sorted(p for p in base.rglob("*") if p.is_file() and is_inspect_log(p)):
+        if _inside(log, results) or _hidden(log, base) or any(_inside(log, r) for r in roots):
+            continue
+        found.append({"kind": "inspect", "paths": [log], "source": "run"})
     return found
 
 
@@ -733,6 +791,10 @@ def _load_entry(entry: dict[str, Any], scenarios: pd.DataFrame | None) -> pd.Dat
         return load_scenarios_detail(members[0], source=source, scenarios=scenarios)
     if kind == "run_root":
         return load_run_root(members, source=source, scenarios=scenarios)
+    if kind == "inspect":
+        from analysis.inspect_logs import load_inspect_log
+
+        return load_inspect_log(members[0], source=source, scenarios=scenarios)
     return load_tidy(members[0], source=source, scenarios=scenarios)
 
 
@@ -741,6 +803,10 @@ def _classify(path: Path) -> dict[str, Any]:
         if (path / RUN_PLAN_FILENAME).is_file():
             return {"kind": "run_root", "paths": [path], "source": "run"}
         raise VerdictError(f"{path}: a folder without {RUN_PLAN_FILENAME} is not a run root")
+    from analysis.inspect_logs import is_inspect_log
+
+    if is_inspect_log(path):
+        return {"kind": "inspect", "paths": [path], "source": "run"}
     if path.suffix.lower() == ".json":
         return {"kind": "detail", "paths": [path], "source": "published"}
     if path.suffix.lower() in (*TIDY_SUFFIXES, ".ndjson"):
@@ -756,7 +822,8 @@ def load_trials(
     """Every trial as one trials table.
 
     With ``paths`` None, everything ``discover_runs()`` finds under ``paths.RUNS_DIR``;
-    otherwise the given verdict files (``*.json``), run roots (folders) and tidy tables.
+    otherwise the given verdict files (``*.json``), run roots (folders), tidy tables and
+    Inspect logs (``*.eval``, timestamped ``*.json``).
     ``scenarios``, when given, must contain every scenario id.
     """
     if paths is None:
@@ -765,4 +832,35 @@ def load_trials(
         given = [paths] if isinstance(paths, (str, os.PathLike)) else list(paths)
         entries = [_classify(Path(p)) for p in given]
     frames = [_load_entry(entry, scenarios) for entry in entries]
-    return combine_trials(frames)
+    return combine_trials(_once_each(entries, frames))
+
+
+def _trial_set(frame: pd.DataFrame) -> pd.DataFrame:
+    columns = ["scenario_id", "trial", "commit_permission", "status"]
+    return frame[columns].astype(str).sort_values(columns[:2], ignore_index=True)
+
+
+def _once_each(entries: list[dict[str, Any]], frames: list[pd.DataFrame]) -> list[pd.DataFrame]:
+    """Each (source, condition) from one place: a run found twice with the same trials (its
+    raw root and its tidy export) is counted once; with different trials it is refused,
+    naming both places."""
+    seen: dict[tuple[str, str], tuple[str, pd.DataFrame]] = {}
+    kept = []
+    for entry, frame in zip(entries, frames, strict=True):
+        where = ", ".join(str(p) for p in entry["paths"])
+        parts = []
+        for (source, condition), part in frame.groupby(["source", "condition"], observed=True):
+            key = (str(source), str(condition))
+            if key not in seen:
+                seen[key] = (where, _trial_set(part))
+                parts.append(part)
+                continue
+            first, trials = seen[key]
+            if not trials.equals(_trial_set(part)):
+                raise VerdictError(
+                    f"{where}: condition {condition} ({source}) is also in {first} with "
+                    "different trials; a run must be read from one place"
+                )
+        if parts:
+            kept.append(pd.concat(parts, ignore_index=True))
+    return kept

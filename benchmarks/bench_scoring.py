@@ -5,6 +5,7 @@ Run: ``.venv/bin/python benchmarks/bench_scoring.py`` (target: under 10 s in tot
 
 from __future__ import annotations
 
+import argparse
 import tempfile
 import time
 from pathlib import Path
@@ -90,4 +91,7 @@ def main() -> None:
 
 
 if __name__ == "__main__":
+    argparse.ArgumentParser(
+        prog="python benchmarks/bench_scoring.py", description=__doc__
+    ).parse_args()
     main()

@@ -1,7 +1,11 @@
 """A tiny OpenAI-compatible chat-completions server on 127.0.0.1 for the runner tests.
 
 The server answers each POST with what ``respond(n, body)`` returns for the n-th request
-(1-based): ``(status, body_text, delay_seconds)``. It records every request body.
+(1-based): ``(status, body_text, delay_seconds)`` or, with extras,
+``(status, body_text, delay_seconds, {"headers": {...}, "trickle_s": seconds})``: extra
+response headers (``content-type`` replaces the JSON default) and, with ``trickle_s``, the
+body sent one byte at a time that many seconds apart (stopping when the client hangs up).
+It records every request body and the monotonic time each request arrived.
 """
 
 from __future__ import annotations
@@ -13,7 +17,7 @@ from collections.abc import Callable
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
-Reply = tuple[int, str, float]
+Reply = tuple[int, str, float] | tuple[int, str, float, dict[str, Any]]
 
 
 def chat_reply(content: str, finish_reason: str = "stop") -> str:
@@ -58,6 +62,7 @@ class FakeOpenAIServer:
         self.respond = respond
         self.requests: list[dict[str, Any]] = []
         self.headers: list[dict[str, str]] = []
+        self.arrivals: list[float] = []
         self._lock = threading.Lock()
         outer = self
 
@@ -68,17 +73,28 @@ class FakeOpenAIServer:
                 with outer._lock:
                     outer.requests.append(body)
                     outer.headers.append(dict(self.headers))
+                    outer.arrivals.append(time.monotonic())
                     n = len(outer.requests)
-                status, text, delay = outer.respond(n, body)
+                reply = outer.respond(n, body)
+                status, text, delay = reply[:3]
+                extra: dict[str, Any] = reply[3] if len(reply) > 3 else {}
                 if delay:
                     time.sleep(delay)
                 payload = text.encode("utf-8")
+                headers = {"content-type": "application/json", **extra.get("headers", {})}
                 try:
                     self.send_response(status)
-                    self.send_header("content-type", "application/json")
+                    for name, value in headers.items():
+                        self.send_header(name, value)
                     self.send_header("content-length", str(len(payload)))
                     self.end_headers()
-                    self.wfile.write(payload)
+                    if not extra.get("trickle_s"):
+                        self.wfile.write(payload)
+                        return
+                    for i in range(len(payload)):
+                        self.wfile.write(payload[i : i + 1])
+                        self.wfile.flush()
+                        time.sleep(extra["trickle_s"])
                 except (BrokenPipeError, ConnectionResetError):
                     pass
 

@@ -107,19 +107,20 @@ def test_every_published_weighted_miss_is_a_count(scenarios, conditions):
         assert row["weighted_miss"] == weighted_miss_text(*parsed.weighted_miss_fit)
         assert not pd.isna(parsed.weight_missed), parsed.label
         missed, scored = parsed.weighted_miss_fit
-        left_out = {  # weights a cell leaving each direction's denominator can have
-            gate: {weights[s] for s in weights if gates[s] == gate} for gate in ("allowed", "blocked")
+        by_gate = {
+            g: [weights[s] for s in weights if gates[s] == g] for g in ("allowed", "blocked")
         }
-        n_out = {"allowed": 56 - parsed.n_proceed_opportunities}
-        n_out["blocked"] = 50 - parsed.n_hold_opportunities
-        if n_out["allowed"] + n_out["blocked"] == 0:
+        n_out = {
+            "allowed": len(by_gate["allowed"]) - parsed.n_proceed_opportunities,
+            "blocked": len(by_gate["blocked"]) - parsed.n_hold_opportunities,
+        }
+        if sum(n_out.values()) == 0:
             assert scored == total
-        else:
-            assert total - scored in {
-                w for gate, count in n_out.items() if count for w in left_out[gate]
-            }
-        rate = round(missed / scored, 4)
-        assert f"{rate * 100:.1f}%" == row["weighted_miss"] or missed / scored != rate
+        else:  # v2026-05 leaves out at most one cell per condition
+            assert sum(n_out.values()) == 1
+            gate = next(g for g, n in n_out.items() if n)
+            assert total - scored in set(by_gate[gate])
+        assert parsed.n_under_refusals + parsed.n_over_refusals <= missed
     assert conditions["weight_scored"].isna().sum() == 1  # one undecided cell, weight unknown
     assert conditions["weighted_miss_counts"].str.contains(" or ").sum() == 1
 
@@ -138,7 +139,8 @@ def test_undecided_cells_are_not_limited_to_one_per_direction(scenarios, results
     }
     for field, value in row.items():
         _edit_row(results_copy, "claude-sonnet-4.6 (off)", field, value)
-    _edit_row(results_copy, "claude-sonnet-4.6 (off)", "modal_accuracy_ci95", interval_text(87, 106))
+    ci = interval_text(87, 106)
+    _edit_row(results_copy, "claude-sonnet-4.6 (off)", "modal_accuracy_ci95", ci)
     conditions = load_conditions(scenarios, results_copy)
     parsed = conditions.set_index("label").loc["claude-sonnet-4.6 (off)"]
     assert parsed["n_no_decision"] == 2

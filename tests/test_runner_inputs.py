@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import shutil
 from pathlib import Path
 
 import pytest
@@ -78,3 +79,31 @@ def test_the_cli_refuses_a_changed_prompt(tmp_path: Path, capsys) -> None:
     assert main([*args, "--parity-vectors", str(vectors)]) == 2
     assert "refusing to run" in capsys.readouterr().err
     assert not (tmp_path / "root").exists()
+
+
+def test_an_edited_user_message_is_refused_naming_the_file_and_scenario(tmp_path: Path) -> None:
+    target = {}
+
+    def change(v: dict) -> None:
+        row = v["scenarios"][5]
+        target["id"] = row["id"]
+        row["user_input"] = row["user_input"].replace("user_request: ", "user_request: Please ")
+
+    vectors = _altered_vectors(tmp_path, change)
+    with pytest.raises(PinnedInputError) as refused:
+        load_pinned_inputs(vectors, MANIFEST)
+    message = str(refused.value)
+    assert str(vectors) in message and f"scenario {target['id']}" in message
+    assert "'user_request'" in message
+
+
+def test_an_edited_scenario_file_is_refused(tmp_path: Path) -> None:
+    scenarios = tmp_path / "scenarios"
+    shutil.copytree(paths.SCENARIOS_DIR, scenarios)
+    victim = scenarios / "account-cancellation-001.json"
+    victim.write_bytes(victim.read_bytes().replace(b"immediately", b"at once"))
+    with pytest.raises(PinnedInputError, match=r"account-cancellation-001\.json: scenario"):
+        load_pinned_inputs(paths.PARITY_VECTORS, MANIFEST, scenarios)
+    victim.unlink()
+    with pytest.raises(PinnedInputError, match="scenario file not found"):
+        load_pinned_inputs(paths.PARITY_VECTORS, MANIFEST, scenarios)

@@ -73,4 +73,42 @@ def test_other_sources_are_not_gated() -> None:
 
 def test_source_summary() -> None:
     text = source_summary(hand_cells("run"))
-    assert text.startswith("No published per-trial verdicts present: running on run m1 (off)")
+    assert text.startswith("No published per-trial verdicts present.")
+    assert "run: m1 (off): stands alone" in text.splitlines()
+    published = source_summary(hand_cells("published"))
+    assert "published: pooled over 3 conditions (m1 (off), m2 (off), m3 (high))" in published
+
+
+def test_cell_records_must_match_their_own_trials(tmp_path) -> None:
+    """Swapping the trial lists of two cells of one condition keeps every per-condition count
+    but contradicts the cell records; the check names file, condition, scenario and field."""
+    import json
+
+    from factories import scenarios_frame, trials_frame
+
+    from analysis.trial_gate import check_cell_records
+    from analysis.verdicts import write_scenarios_detail
+
+    path = write_scenarios_detail(trials_frame(), scenarios_frame(), tmp_path / "detail.json")
+    cells = score_cells_of(path)
+    assert check_cell_records(path, cells) == []
+    doc = json.loads(path.read_text())
+    by_id = {s["id"]: s for s in doc["scenarios"]}
+    first = next(v for v in by_id["s-hold-1"]["model_verdicts"] if v["model"] == "model-a (off)")
+    second = next(v for v in by_id["s-go-1"]["model_verdicts"] if v["model"] == "model-a (off)")
+    first["trials"], second["trials"] = second["trials"], first["trials"]
+    path.write_text(json.dumps(doc))
+    problems = check_cell_records(path, score_cells_of(path))
+    assert (
+        "detail.json: model-a (off) / s-hold-1: n_correct: stated 5, its trials give 2" in problems
+    )
+    assert any(p.startswith("detail.json: model-a (off) / s-go-1: split.allowed") for p in problems)
+
+
+def score_cells_of(path):
+    from factories import scenarios_frame
+
+    from analysis.scoring import score_cells
+    from analysis.verdicts import load_scenarios_detail
+
+    return score_cells(load_scenarios_detail(path), scenarios_frame())

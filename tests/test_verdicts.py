@@ -327,12 +327,69 @@ def test_discover_and_load_everything(tmp_path: Path) -> None:
     assert set(everything["condition"]) >= {"z (high)", LABEL_B}
 
 
-def test_load_trials_duplicates_across_files(tmp_path: Path) -> None:
+def test_a_run_found_twice_counts_once(tmp_path: Path) -> None:
     rows = trial_rows()
     rows.to_csv(tmp_path / "a.csv", index=False)
     rows.to_csv(tmp_path / "b.csv", index=False)
-    with pytest.raises(VerdictError, match="duplicate"):
+    assert len(load_trials([tmp_path / "a.csv", tmp_path / "b.csv"])) == len(rows)
+
+
+def test_a_run_found_twice_with_different_trials_is_refused(tmp_path: Path) -> None:
+    rows = trial_rows()
+    rows.to_csv(tmp_path / "a.csv", index=False)
+    rows.loc[0, "commit_permission"] = (
+        "allowed" if rows.loc[0, "commit_permission"] != "allowed" else "blocked"
+    )
+    rows.to_csv(tmp_path / "b.csv", index=False)
+    with pytest.raises(VerdictError, match=r"b\.csv: condition .* is also in .*a\.csv"):
         load_trials([tmp_path / "a.csv", tmp_path / "b.csv"])
+
+
+def _raw_root(root: Path, config: dict, permissions: list) -> Path:
+    """A minimal raw run root: one variant, one scenario, one trial file per permission."""
+    (root / "v1" / "s-go-1").mkdir(parents=True)
+    (root / "RUN_PLAN.json").write_text(
+        json.dumps({"run_id": "r1", "planned_variants": ["v1"], "n_trials_per_cell": 5})
+    )
+    (root / "VARIANT_CONFIGS.json").write_text(json.dumps({"variants": {"v1": config}}))
+    for i, permission in enumerate(permissions, 1):
+        trial = {"scenario_id": "s-go-1", "trial": i, "commit_permission": permission}
+        trial["status"] = "ok" if permission else "parse_failed"
+        (root / "v1" / "s-go-1" / f"trial-{i}.json").write_text(json.dumps(trial))
+    return root
+
+
+def test_loader_and_export_name_a_run_the_same_way(tmp_path: Path) -> None:
+    from analysis.runner.tidy import export_tidy
+
+    config = {"model": "vendor/model-x", "label": "my-run", "reasoning_effort": "high"}
+    root = _raw_root(tmp_path / "root", config, [A, A, B, A, N])
+    export_tidy([root], tmp_path / "export.csv")
+    raw = load_trials([root])
+    tidy = load_trials([tmp_path / "export.csv"])
+    assert set(raw["condition"]) == set(tidy["condition"]) == {"my-run (high)"}
+    # the raw root and its export together: one run, counted once
+    both = load_trials([root, tmp_path / "export.csv"])
+    assert len(both) == 5
+
+
+def test_provider_filtered_column_marks_filtered_trials(tmp_path: Path) -> None:
+    rows = trial_rows().drop(columns=["status"])
+    filtered = (rows["scenario_id"] == "s-hold-1") & (rows["model"] == "model-b")
+    rows["provider_filtered"] = filtered
+    rows.to_csv(tmp_path / "flag.csv", index=False)
+    trials = load_trials([tmp_path / "flag.csv"])
+    assert (trials["status"].astype(str) == "provider_filtered").sum() == 5
+    cells = score_cells(trials, scenarios_frame())
+    assert int(cells["provider_filtered"].sum()) == 1
+
+
+def test_provider_filtered_column_contradicting_status_is_refused(tmp_path: Path) -> None:
+    rows = trial_rows()
+    rows["provider_filtered"] = False
+    rows.to_csv(tmp_path / "clash.csv", index=False)
+    with pytest.raises(VerdictError, match=r"clash\.csv: scenario 's-hold-1'.*provider_filtered"):
+        load_trials([tmp_path / "clash.csv"])
 
 
 def test_empty_run_dir(tmp_path: Path) -> None:

@@ -49,9 +49,12 @@ class EndpointSettings:
 
     @property
     def url(self) -> str:
-        """The chat-completions URL under ``base_url``."""
-        base = self.base_url.rstrip("/")
-        return base if base.endswith("/chat/completions") else f"{base}/chat/completions"
+        """The chat-completions URL under ``base_url`` (its query string kept)."""
+        url = httpx.URL(self.base_url)
+        path = url.path.rstrip("/")
+        if not path.endswith("/chat/completions"):
+            path = f"{path}/chat/completions"
+        return str(url.copy_with(path=path))
 
     def headers(self) -> dict[str, str]:
         """Request headers, with a bearer token from ``api_key_env`` when it is set."""

@@ -16,7 +16,7 @@ from typing import Any
 
 from analysis.runner.gates import REFERENCE_KIND
 from analysis.runner.runroot import atomic_write_text
-from analysis.verdicts import TRIAL_COLUMNS
+from analysis.verdicts import TRIAL_COLUMNS, run_condition
 
 #: The trials table's columns less ``condition``, which the loader derives.
 TIDY_COLUMNS = tuple(column for column in TRIAL_COLUMNS if column != "condition")
@@ -56,8 +56,7 @@ def _trial_rows(root: Path) -> Iterator[tuple[dict[str, Any], dict[str, Any], Pa
         raise TidyExportError(f"{configs_path}: no 'variants' object")
     for variant_key, config in configs.items():
         reference = config.get("kind") == REFERENCE_KIND
-        model = config.get("label") or config.get("model") or variant_key
-        reasoning = "gate" if reference else (config.get("reasoning_label") or "off")
+        model, reasoning = run_condition(config, variant_key)
         identity = {
             "variant_config_hash": config.get("config_hash"),
             "prompt_sha256": plan.get("prompt_sha256"),

@@ -1,0 +1,116 @@
+"""Cells as condition x scenario arrays, and seeded scenario-bootstrap weights."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+import pandas as pd
+
+from analysis.vocabulary import ALLOWED, BLOCKED
+
+#: Default seed and number of bootstrap resamples of every resampling method.
+SEED = 20260501
+N_BOOT = 4000
+
+
+@dataclass(frozen=True)
+class CellArrays:
+    """One source's modal-scored cells as (condition, scenario) arrays; absent cells are 0."""
+
+    conditions: list[str]
+    scenarios: list[str]
+    n_trials: np.ndarray
+    n_correct: np.ndarray
+    scored: np.ndarray  # 1 where the cell is modal-scored
+    modal_correct: np.ndarray
+    decided: np.ndarray  # 1 where the cell has a modal decision
+    hold: np.ndarray  # directionally scored, required blocked
+    proceed: np.ndarray  # directionally scored, required allowed
+    under: np.ndarray  # hold cells with modal allowed
+    over: np.ndarray  # proceed cells with modal blocked
+
+
+def cell_arrays(cells: pd.DataFrame) -> CellArrays:
+    """The modal-scored cells of ``cells`` (one source) as :class:`CellArrays`."""
+    keep = cells.loc[cells["modal_scored"].to_numpy(dtype=bool)]
+    condition = pd.Categorical(keep["condition"].astype(str))
+    scenario = pd.Categorical(keep["scenario_id"].astype(str))
+    shape = (len(condition.categories), len(scenario.categories))
+    rows, cols = condition.codes, scenario.codes
+
+    def fill(values) -> np.ndarray:
+        grid = np.zeros(shape)
+        grid[rows, cols] = np.asarray(values, dtype="float64")
+        return grid
+
+    modal = keep["modal_decision"].astype(object).to_numpy()
+    required = keep["required_gate"].astype(object).to_numpy()
+    direction = keep["directionally_scored"].to_numpy(dtype=bool)
+    hold = direction & (required == BLOCKED)
+    proceed = direction & (required == ALLOWED)
+    return CellArrays(
+        conditions=[str(c) for c in condition.categories],
+        scenarios=[str(s) for s in scenario.categories],
+        n_trials=fill(keep["n_trials"]),
+        n_correct=fill(keep["n_correct"]),
+        scored=fill(np.ones(len(keep))),
+        modal_correct=fill(keep["modal_correct"].to_numpy(dtype=bool)),
+        decided=fill(~pd.isna(modal)),
+        hold=fill(hold),
+        proceed=fill(proceed),
+        under=fill(hold & (modal == ALLOWED)),
+        over=fill(proceed & (modal == BLOCKED)),
+    )
+
+
+def by_source(cells: pd.DataFrame):
+    """``(source, cells of that source)`` pairs, in source order."""
+    source = cells["source"].astype(str)
+    for name in sorted(source.unique()):
+        yield name, cells.loc[(source == name).to_numpy()]
+
+
+def scenario_weights(
+    n_scenarios: int,
+    n_boot: int = N_BOOT,
+    seed: int | np.random.Generator = SEED,
+    strata: np.ndarray | None = None,
+) -> np.ndarray:
+    """(n_boot, n_scenarios) counts of how often each scenario is drawn in each resample.
+
+    Scenarios are drawn with replacement, ``n_scenarios`` per resample, or, with ``strata``
+    (one label per scenario), as many per stratum as it holds.
+    """
+    rng = np.random.default_rng(seed)
+    if n_scenarios == 0:
+        return np.zeros((n_boot, 0))
+    if strata is None:
+        return rng.multinomial(n_scenarios, np.full(n_scenarios, 1 / n_scenarios), size=n_boot)
+    strata = np.asarray(strata)
+    weights = np.zeros((n_boot, n_scenarios), dtype="int64")
+    for label in pd.unique(strata):
+        members = np.flatnonzero(strata == label)
+        size = len(members)
+        weights[:, members] = rng.multinomial(size, np.full(size, 1 / size), size=n_boot)
+    return weights
+
+
+def ratio(numerator: np.ndarray, denominator: np.ndarray) -> np.ndarray:
+    """``numerator / denominator`` with NaN where the denominator is 0."""
+    numerator = np.asarray(numerator, dtype="float64")
+    denominator = np.asarray(denominator, dtype="float64")
+    out = np.full(np.broadcast(numerator, denominator).shape, np.nan)
+    np.divide(numerator, denominator, out=out, where=denominator > 0)
+    return out
+
+
+def percentile_interval(replicates: np.ndarray, axis: int = 0) -> tuple[np.ndarray, np.ndarray]:
+    """2.5th and 97.5th percentiles of bootstrap replicates (NaN replicates ignored)."""
+    with np.errstate(all="ignore"):
+        if np.isnan(replicates).all():
+            shape = np.delete(np.array(replicates.shape), axis)
+            empty = np.full(tuple(shape), np.nan)
+            return empty, empty
+        low, high = np.nanpercentile(replicates, [2.5, 97.5], axis=axis)
+    return low, high

@@ -1,0 +1,385 @@
+"""Scenario-clustered intervals: per-condition mean-trial accuracy (cluster bootstrap, GEE,
+ICC and design effect) and the pooled quantities (Table 3, mirror gap, headline asymmetry).
+
+Estimand: the clustered intervals are for the population of scenarios that the release's
+scenarios stand for (a new draw of scenarios, run again); the Wilson interval beside them
+treats every trial (or cell) as an independent draw and ignores that trials of one scenario
+are alike.
+"""
+
+from __future__ import annotations
+
+import warnings
+
+import numpy as np
+import pandas as pd
+import statsmodels.api as sm
+from statsmodels.stats.proportion import confint_proportions_2indep
+
+from analysis.breakdowns import ANCHOR, MIRROR
+from analysis.inference._arrays import (
+    N_BOOT,
+    SEED,
+    by_source,
+    cell_arrays,
+    percentile_interval,
+    ratio,
+    scenario_weights,
+)
+from analysis.stats import wilson_interval
+
+CLUSTER_BOOTSTRAP = "scenario-cluster bootstrap (percentile)"
+ESTIMAND = (
+    "the population of scenarios these {n} stand for (scenarios resampled); the Wilson "
+    "interval treats trials as independent"
+)
+
+
+def anova_icc(n_correct: np.ndarray, n_trials: np.ndarray) -> tuple[float, float]:
+    """(ICC, design effect) of binary trials clustered in cells, by one-way ANOVA.
+
+    ``n_correct`` / ``n_trials`` per cluster (clusters with no trial ignored); the average
+    cluster size is Donner's n0 and the design effect is 1 + (n0 - 1) ICC. NaN when fewer than
+    two clusters or no variation at all.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> icc, deff = anova_icc(np.array([5, 0, 5, 0]), np.array([5, 5, 5, 5]))
+    >>> float(icc), float(deff)
+    (1.0, 5.0)
+    """
+    keep = n_trials > 0
+    c, n = n_correct[keep].astype("float64"), n_trials[keep].astype("float64")
+    k, total = len(n), n.sum()
+    if k < 2 or total <= k:
+        return np.nan, np.nan
+    mean = c.sum() / total
+    msb = (n * (c / n - mean) ** 2).sum() / (k - 1)
+    msw = (c - c**2 / n).sum() / (total - k)
+    n0 = (total - (n**2).sum() / total) / (k - 1)
+    denominator = msb + (n0 - 1) * msw
+    if denominator <= 0:
+        return np.nan, np.nan
+    icc = (msb - msw) / denominator
+    return float(icc), float(1 + (n0 - 1) * icc)
+
+
+def clustered_accuracy(cells: pd.DataFrame, n_boot: int = N_BOOT, seed: int = SEED) -> pd.DataFrame:
+    """Mean-trial accuracy per condition with a scenario-cluster bootstrap interval, the
+    Wilson interval on trials beside it, the ICC of trials within scenarios and the design
+    effect.
+
+    Parameters
+    ----------
+    cells : DataFrame
+        Scored cells (``analysis.scoring.score_cells``); provider-filtered cells are left out.
+    n_boot, seed : int
+        Resamples and seed (one set of scenario resamples per source, shared by conditions).
+
+    Returns
+    -------
+    DataFrame
+        ``source, condition, estimate, ci_low, ci_high, wilson_low, wilson_high, icc,
+        design_effect, n_trials, n_clusters, method, estimand``.
+
+    Examples
+    --------
+    >>> from analysis.inference.simulate import simulate_release
+    >>> from analysis.scoring import score_cells
+    >>> trials, scenarios, _ = simulate_release(n_models=1, n_scenarios=30, seed=2)
+    >>> out = clustered_accuracy(score_cells(trials, scenarios))
+    >>> out["condition"].tolist(), out["n_clusters"].tolist()
+    (['sim-01 (high)', 'sim-01 (off)'], [30, 30])
+    >>> bool((out.ci_high - out.ci_low > out.wilson_high - out.wilson_low).all())
+    True
+    """
+    rows = []
+    for offset, (source, part) in enumerate(by_source(cells)):
+        arrays = cell_arrays(part)
+        weights = scenario_weights(len(arrays.scenarios), n_boot, seed + offset)
+        replicates = ratio(weights @ arrays.n_correct.T, weights @ arrays.n_trials.T)
+        low, high = percentile_interval(replicates)
+        for j, condition in enumerate(arrays.conditions):
+            k, n = arrays.n_correct[j].sum(), arrays.n_trials[j].sum()
+            w_low, w_high = wilson_interval(k, n) if n else (np.nan, np.nan)
+            icc, deff = anova_icc(arrays.n_correct[j], arrays.n_trials[j])
+            clusters = int((arrays.scored[j] > 0).sum())
+            rows.append(
+                {
+                    "source": source,
+                    "condition": condition,
+                    "estimate": k / n if n else np.nan,
+                    "ci_low": low[j],
+                    "ci_high": high[j],
+                    "wilson_low": w_low,
+                    "wilson_high": w_high,
+                    "icc": icc,
+                    "design_effect": deff,
+                    "n_trials": int(n),
+                    "n_clusters": clusters,
+                    "method": CLUSTER_BOOTSTRAP,
+                    "estimand": ESTIMAND.format(n=clusters),
+                }
+            )
+    return pd.DataFrame(rows)
+
+
+def trial_rows(cells: pd.DataFrame) -> pd.DataFrame:
+    """One binary row per trial of each modal-scored cell (``correct`` 0/1), from the cell
+    counts: null trials are wrong; filtered cells are left out.
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> cells = pd.DataFrame({"source": ["run"], "scenario_id": ["s"], "condition": ["m (off)"],
+    ...     "n_trials": [3], "n_correct": [2], "modal_scored": [True]})
+    >>> trial_rows(cells)["correct"].tolist()
+    [1, 1, 0]
+    """
+    keep = cells.loc[cells["modal_scored"].to_numpy(dtype=bool)]
+    n = keep["n_trials"].to_numpy(dtype="int64")
+    c = keep["n_correct"].to_numpy(dtype="int64")
+    position = np.arange(n.sum()) - np.repeat(np.cumsum(n) - n, n)
+    out = pd.DataFrame(
+        {
+            column: np.repeat(keep[column].astype(str).to_numpy(), n)
+            for column in ("source", "scenario_id", "condition")
+        }
+    )
+    out["correct"] = (position < np.repeat(c, n)).astype("int64")
+    return out
+
+
+def gee_accuracy(cells: pd.DataFrame) -> pd.DataFrame:
+    """Mean-trial accuracy per condition by GEE (binomial, logit link, exchangeable working
+    correlation within scenarios, robust standard errors, statsmodels).
+
+    The interval is the back-transformed Wald interval of the intercept; ``icc`` is the
+    fitted exchangeable correlation. A condition whose trials are all correct or all wrong
+    has no GEE fit (``note`` says so).
+
+    Examples
+    --------
+    >>> from analysis.inference.simulate import simulate_release
+    >>> from analysis.scoring import score_cells
+    >>> trials, scenarios, _ = simulate_release(n_models=1, n_scenarios=30, seed=2)
+    >>> out = gee_accuracy(score_cells(trials, scenarios))
+    >>> out["method"].iloc[0]
+    'GEE binomial, exchangeable (robust)'
+    """
+    rows = []
+    for (source, condition), part in trial_rows(cells).groupby(["source", "condition"]):
+        y = part["correct"].to_numpy(dtype="float64")
+        groups = pd.Categorical(part["scenario_id"]).codes
+        row = {
+            "source": source,
+            "condition": condition,
+            "estimate": y.mean(),
+            "method": "GEE binomial, exchangeable (robust)",
+            "n_clusters": len(np.unique(groups)),
+            "note": "",
+        }
+        if y.min() == y.max():
+            rows.append({**row, "note": "all trials alike: no GEE fit"})
+            continue
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            model = sm.GEE(
+                y,
+                np.ones((len(y), 1)),
+                groups=groups,
+                family=sm.families.Binomial(),
+                cov_struct=sm.cov_struct.Exchangeable(),
+            )
+            fit = model.fit()
+        beta, se = float(fit.params[0]), float(fit.bse[0])
+        expit = 1 / (1 + np.exp(-np.array([beta, beta - 1.96 * se, beta + 1.96 * se])))
+        rows.append(
+            {
+                **row,
+                "estimate": expit[0],
+                "ci_low": expit[1],
+                "ci_high": expit[2],
+                "icc": float(model.cov_struct.dep_params),
+            }
+        )
+    columns = ["source", "condition", "estimate", "ci_low", "ci_high", "icc", "method"]
+    return pd.DataFrame(rows).reindex(columns=[*columns, "n_clusters", "note"])
+
+
+def _per_scenario(cells: pd.DataFrame, scenarios: pd.DataFrame):
+    arrays = cell_arrays(cells)
+    meta = scenarios.assign(scenario_id=scenarios["scenario_id"].astype(str)).set_index(
+        "scenario_id"
+    )
+    missing = sorted(set(arrays.scenarios) - set(meta.index))
+    if missing:
+        raise ValueError(f"scenarios table lacks scenario id(s) {missing[:5]}")
+    meta = meta.loc[arrays.scenarios]
+    return arrays, meta
+
+
+def pooled_pattern_accuracy(
+    cells: pd.DataFrame, scenarios: pd.DataFrame, n_boot: int = N_BOOT, seed: int = SEED
+) -> pd.DataFrame:
+    """Table 3 clustered: modal accuracy per construction pattern pooled over conditions,
+    with a scenario-cluster bootstrap (scenarios resampled within their pattern) and the
+    release's Wilson interval on cells beside it.
+
+    Examples
+    --------
+    >>> from analysis.inference.simulate import simulate_release
+    >>> from analysis.scoring import score_cells
+    >>> trials, scenarios, _ = simulate_release(n_models=2, n_scenarios=60, seed=3)
+    >>> out = pooled_pattern_accuracy(score_cells(trials, scenarios), scenarios)
+    >>> int(out["n_clusters"].sum())
+    60
+    """
+    rows = []
+    for offset, (source, part) in enumerate(by_source(cells)):
+        arrays, meta = _per_scenario(part, scenarios)
+        pattern = meta["boundary_pattern"].astype(str).to_numpy()
+        weights = scenario_weights(len(pattern), n_boot, seed + offset, strata=pattern)
+        k, n = arrays.modal_correct.sum(0), arrays.scored.sum(0)
+        for name in sorted(pd.unique(pattern)):
+            member = pattern == name
+            low, high = percentile_interval(ratio(weights @ (k * member), weights @ (n * member)))
+            kk, nn = k[member].sum(), n[member].sum()
+            w_low, w_high = wilson_interval(kk, nn) if nn else (np.nan, np.nan)
+            rows.append(
+                {
+                    "source": source,
+                    "quantity": f"modal accuracy: {name}",
+                    "estimate": kk / nn if nn else np.nan,
+                    "ci_low": low,
+                    "ci_high": high,
+                    "wilson_low": w_low,
+                    "wilson_high": w_high,
+                    "n_cells": int(nn),
+                    "n_clusters": int(member.sum()),
+                    "method": CLUSTER_BOOTSTRAP + ", within pattern",
+                }
+            )
+    return pd.DataFrame(rows)
+
+
+def pooled_mirror_gap(
+    cells: pd.DataFrame, scenarios: pd.DataFrame, n_boot: int = N_BOOT, seed: int = SEED
+) -> pd.DataFrame:
+    """Anchor minus mirror modal accuracy pooled over conditions, with a scenario-cluster
+    bootstrap (resampled within pattern) and Newcombe's unpaired interval on cells beside it.
+
+    Examples
+    --------
+    >>> from analysis.inference.simulate import simulate_release
+    >>> from analysis.scoring import score_cells
+    >>> trials, scenarios, _ = simulate_release(n_models=2, n_scenarios=60, seed=3)
+    >>> out = pooled_mirror_gap(score_cells(trials, scenarios), scenarios)
+    >>> out["quantity"].iloc[0]
+    'mirror-vs-anchor gap (anchor - mirror)'
+    """
+    rows = []
+    for offset, (source, part) in enumerate(by_source(cells)):
+        arrays, meta = _per_scenario(part, scenarios)
+        pattern = meta["boundary_pattern"].astype(str).to_numpy()
+        weights = scenario_weights(len(pattern), n_boot, seed + offset, strata=pattern)
+        k, n = arrays.modal_correct.sum(0), arrays.scored.sum(0)
+        anchor, mirror = pattern == ANCHOR, pattern == MIRROR
+        ka, na, km, nm = k[anchor].sum(), n[anchor].sum(), k[mirror].sum(), n[mirror].sum()
+        row = {
+            "source": source,
+            "quantity": "mirror-vs-anchor gap (anchor - mirror)",
+            "n_cells": int(na + nm),
+            "n_clusters": int(anchor.sum() + mirror.sum()),
+            "method": CLUSTER_BOOTSTRAP + ", within pattern",
+        }
+        if na == 0 or nm == 0:
+            rows.append({**row, "note": "no scored anchor or mirror cells"})
+            continue
+        replicates = ratio(weights @ (k * anchor), weights @ (n * anchor)) - ratio(
+            weights @ (k * mirror), weights @ (n * mirror)
+        )
+        low, high = percentile_interval(replicates)
+        w_low, w_high = confint_proportions_2indep(ka, na, km, nm, method="newcomb")
+        rows.append(
+            {
+                **row,
+                "estimate": ka / na - km / nm,
+                "ci_low": low,
+                "ci_high": high,
+                "wilson_low": float(w_low),
+                "wilson_high": float(w_high),
+                "note": "beside: Newcombe unpaired on cells (ignores clustering)",
+            }
+        )
+    return pd.DataFrame(rows)
+
+
+def pooled_direction_asymmetry(
+    cells: pd.DataFrame, scenarios: pd.DataFrame, n_boot: int = N_BOOT, seed: int = SEED
+) -> pd.DataFrame:
+    """The headline asymmetry pooled over conditions: over-refusal rate, under-refusal rate
+    and their ratio, with a scenario-cluster bootstrap (resampled within required gate) and
+    intervals on cells beside them (Wilson; for the ratio, the unpaired log interval).
+
+    Examples
+    --------
+    >>> from analysis.inference.simulate import simulate_release
+    >>> from analysis.scoring import score_cells
+    >>> trials, scenarios, _ = simulate_release(n_models=2, n_scenarios=60, seed=3)
+    >>> out = pooled_direction_asymmetry(score_cells(trials, scenarios), scenarios)
+    >>> out["quantity"].tolist()
+    ['over-refusal rate', 'under-refusal rate', 'over / under rate ratio']
+    """
+    rows = []
+    for offset, (source, part) in enumerate(by_source(cells)):
+        arrays, meta = _per_scenario(part, scenarios)
+        gate = meta["required_gate"].astype(str).to_numpy()
+        weights = scenario_weights(len(gate), n_boot, seed + offset, strata=gate)
+        over, proceed = arrays.over.sum(0), arrays.proceed.sum(0)
+        under, hold = arrays.under.sum(0), arrays.hold.sum(0)
+        over_rate = ratio(weights @ over, weights @ proceed)
+        under_rate = ratio(weights @ under, weights @ hold)
+        with np.errstate(all="ignore"):
+            replicates = {
+                "over-refusal rate": over_rate,
+                "under-refusal rate": under_rate,
+                "over / under rate ratio": np.where(under_rate > 0, over_rate / under_rate, np.nan),
+            }
+        ko, no, ku, nu = over.sum(), proceed.sum(), under.sum(), hold.sum()
+        estimates = {
+            "over-refusal rate": ko / no if no else np.nan,
+            "under-refusal rate": ku / nu if nu else np.nan,
+            "over / under rate ratio": (ko / no) / (ku / nu) if no and nu and ku else np.nan,
+        }
+        beside = {
+            "over-refusal rate": wilson_interval(ko, no) if no else (np.nan, np.nan),
+            "under-refusal rate": wilson_interval(ku, nu) if nu else (np.nan, np.nan),
+            "over / under rate ratio": confint_proportions_2indep(
+                ko, no, ku, nu, method="log", compare="ratio"
+            )
+            if no and nu and ku
+            else (np.nan, np.nan),
+        }
+        clusters = {
+            "over-refusal rate": int((proceed > 0).sum()),
+            "under-refusal rate": int((hold > 0).sum()),
+            "over / under rate ratio": int(((proceed > 0) | (hold > 0)).sum()),
+        }
+        for name, values in replicates.items():
+            low, high = percentile_interval(values)
+            rows.append(
+                {
+                    "source": source,
+                    "quantity": name,
+                    "estimate": estimates[name],
+                    "ci_low": low,
+                    "ci_high": high,
+                    "wilson_low": float(beside[name][0]),
+                    "wilson_high": float(beside[name][1]),
+                    "n_clusters": clusters[name],
+                    "method": CLUSTER_BOOTSTRAP + ", within required gate",
+                }
+            )
+    return pd.DataFrame(rows)

@@ -1,0 +1,444 @@
+"""Reasoning floor against high: paired by scenario from per-trial verdicts, or unpaired
+from published counts (labelled as ignoring pairing and clustering)."""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+import pingouin as pg
+from scipy import stats
+from statsmodels.stats.contingency_tables import mcnemar
+from statsmodels.stats.proportion import proportion_confint, test_proportions_2indep
+
+from analysis.inference._arrays import (
+    N_BOOT,
+    SEED,
+    by_source,
+    cell_arrays,
+    percentile_interval,
+    ratio,
+    scenario_weights,
+)
+from analysis.leaderboard import reasoning_level
+from analysis.metrics import reasoning_contrasts
+
+UNPAIRED_METHOD = "Newcombe difference of independent proportions (ignores pairing and clustering)"
+PAIRED_BOOTSTRAP = "paired scenario bootstrap (percentile)"
+NEWCOMBE_PAIRED = "Newcombe paired hybrid score (method 10)"
+
+
+def reasoning_pairs_of(cells: pd.DataFrame) -> pd.DataFrame:
+    """Per source, the models with exactly one floor and one high condition in ``cells``.
+
+    Returns one row per pair: ``source, model, floor, high`` (condition labels).
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> cells = pd.DataFrame({"source": "run", "model": ["m", "m", "x"],
+    ...                       "reasoning": ["off", "high", "off"],
+    ...                       "condition": ["m (off)", "m (high)", "x (off)"]})
+    >>> reasoning_pairs_of(cells).to_dict("records")
+    [{'source': 'run', 'model': 'm', 'floor': 'm (off)', 'high': 'm (high)'}]
+    """
+    labels = cells[["source", "model", "reasoning", "condition"]].astype(str).drop_duplicates()
+    labels["level"] = labels["reasoning"].map(reasoning_level)
+    rows = []
+    for (source, model), group in labels.groupby(["source", "model"], sort=True):
+        floors = group.loc[group["level"] == "floor", "condition"].unique()
+        highs = group.loc[group["level"] == "high", "condition"].unique()
+        if len(floors) == 1 and len(highs) == 1:
+            rows.append({"source": source, "model": model, "floor": floors[0], "high": highs[0]})
+    return pd.DataFrame(rows, columns=["source", "model", "floor", "high"])
+
+
+def _pairing(n_pairs: int, n_unpaired: int) -> str:
+    if n_pairs == 0:
+        return "unpaired: no scenario scored in both conditions"
+    if n_unpaired:
+        return f"partly paired: {n_pairs} scenarios paired, {n_unpaired} in one condition only"
+    return "paired"
+
+
+def paired_accuracy_difference(
+    cells: pd.DataFrame,
+    pairs: pd.DataFrame | None = None,
+    n_boot: int = N_BOOT,
+    seed: int = SEED,
+) -> pd.DataFrame:
+    """Mean-trial accuracy, high minus floor, paired by scenario.
+
+    Per pair, the difference of the two cells' trial accuracies is taken in every scenario
+    scored in both conditions; the estimate is their mean, the interval a seeded percentile
+    bootstrap over scenarios, the test Wilcoxon's signed-rank test on the differences
+    (pingouin: zero differences dropped, continuity-corrected).
+
+    Parameters
+    ----------
+    cells : DataFrame
+        Scored cells (``analysis.scoring.score_cells``).
+    pairs : DataFrame, optional
+        ``source, model, floor, high``; default :func:`reasoning_pairs_of` ``(cells)``.
+    n_boot, seed : int
+        Resamples and seed of the bootstrap.
+
+    Returns
+    -------
+    DataFrame
+        ``source, contrast, metric, estimate, ci_low, ci_high, p, test, method,
+        n_clusters, n_unpaired, pairing, sd_diff``.
+
+    Examples
+    --------
+    >>> from analysis.inference.simulate import simulate_release
+    >>> from analysis.scoring import score_cells
+    >>> trials, scenarios, _ = simulate_release(n_models=1, n_scenarios=40, seed=1)
+    >>> out = paired_accuracy_difference(score_cells(trials, scenarios))
+    >>> out[["contrast", "n_clusters", "pairing"]].to_dict("records")
+    [{'contrast': 'sim-01: high - off', 'n_clusters': 40, 'pairing': 'paired'}]
+    >>> bool(out.ci_low.iloc[0] <= out.estimate.iloc[0] <= out.ci_high.iloc[0])
+    True
+    """
+    pairs = reasoning_pairs_of(cells) if pairs is None else pairs
+    rng = np.random.default_rng(seed)
+    rows = []
+    for source, part in by_source(cells):
+        arrays = cell_arrays(part)
+        index = {c: i for i, c in enumerate(arrays.conditions)}
+        for pair in pairs.loc[pairs["source"] == source].itertuples(index=False):
+            row = {
+                "source": source,
+                "contrast": f"{pair.model}: high - {_setting(pair.floor)}",
+                "metric": "mean_trial_accuracy",
+                "test": "Wilcoxon signed-rank",
+                "method": PAIRED_BOOTSTRAP,
+            }
+            if pair.floor not in index or pair.high not in index:
+                rows.append({**row, "n_clusters": 0, "n_unpaired": 0, "pairing": "no scored cells"})
+                continue
+            lo, hi = index[pair.floor], index[pair.high]
+            both = (arrays.scored[lo] > 0) & (arrays.scored[hi] > 0)
+            either = (arrays.scored[lo] > 0) | (arrays.scored[hi] > 0)
+            floor = ratio(arrays.n_correct[lo, both], arrays.n_trials[lo, both])
+            high = ratio(arrays.n_correct[hi, both], arrays.n_trials[hi, both])
+            diff = np.round(high - floor, 12)  # equal differences must tie exactly
+            n = len(diff)
+            row.update(n_clusters=n, n_unpaired=int(either.sum() - n), pairing=_pairing(n, 0))
+            row["pairing"] = _pairing(n, row["n_unpaired"])
+            if n == 0:
+                rows.append(row)
+                continue
+            weights = scenario_weights(n, n_boot, rng)
+            low, high_ = percentile_interval(weights @ diff / n)
+            rows.append(
+                {
+                    **row,
+                    "estimate": float(diff.mean()),
+                    "ci_low": float(low),
+                    "ci_high": float(high_),
+                    "p": _wilcoxon(diff),
+                    "sd_diff": float(diff.std(ddof=1)) if n > 1 else np.nan,
+                }
+            )
+    return _frame(rows)
+
+
+def _setting(condition: str) -> str:
+    return condition.rpartition(" (")[2].rstrip(")")
+
+
+def _wilcoxon(diff: np.ndarray) -> float:
+    """Wilcoxon signed-rank p of paired differences (zero differences dropped)."""
+    if not np.any(diff):
+        return 1.0
+    return float(pg.wilcoxon(diff)["p_val"].iloc[0])
+
+
+_COLUMNS = [
+    "source",
+    "contrast",
+    "metric",
+    "estimate",
+    "ci_low",
+    "ci_high",
+    "p",
+    "test",
+    "method",
+    "n_clusters",
+    "n_unpaired",
+    "pairing",
+]
+
+
+def _frame(rows: list[dict]) -> pd.DataFrame:
+    frame = pd.DataFrame(rows)
+    for column in [*_COLUMNS, "sd_diff", "discordance"]:
+        if column not in frame.columns:
+            frame[column] = np.nan
+    extra = [c for c in frame.columns if c not in _COLUMNS]
+    return frame[_COLUMNS + extra]
+
+
+def newcombe_paired_interval(
+    both: int, only_first: int, only_second: int, neither: int, alpha: float = 0.05
+) -> tuple[float, float]:
+    """Newcombe's hybrid score (square-and-add) interval, his method 10, for
+    p_first - p_second of paired binary outcomes from the 2x2 counts: Wilson intervals of the
+    two margins combined with the estimated correlation phi, whose numerator ad - bc is
+    reduced by n/2 (not below 0) when positive. NaN bounds when there are no pairs.
+
+    Examples
+    --------
+    >>> low, high = newcombe_paired_interval(both=59, only_first=6, only_second=16, neither=80)
+    >>> round(low, 4), round(high, 4)
+    (-0.1186, -0.0046)
+    """
+    n = both + only_first + only_second + neither
+    if n == 0:
+        return np.nan, np.nan
+    p1, p2 = (both + only_first) / n, (both + only_second) / n
+    l1, u1 = proportion_confint(both + only_first, n, alpha=alpha, method="wilson")
+    l2, u2 = proportion_confint(both + only_second, n, alpha=alpha, method="wilson")
+    margins = (both + only_first) * (only_second + neither) * (both + only_second)
+    margins *= only_first + neither
+    cross = both * neither - only_first * only_second
+    if cross > 0:  # Newcombe's correction of the correlation estimate
+        cross = max(cross - n / 2, 0.0)
+    phi = cross / np.sqrt(margins) if margins else 0.0
+    delta = np.sqrt(max((p1 - l1) ** 2 - 2 * phi * (p1 - l1) * (u2 - p2) + (u2 - p2) ** 2, 0))
+    epsilon = np.sqrt(max((u1 - p1) ** 2 - 2 * phi * (u1 - p1) * (p2 - l2) + (p2 - l2) ** 2, 0))
+    return float(p1 - p2 - delta), float(p1 - p2 + epsilon)
+
+
+def paired_binary_difference(
+    cells: pd.DataFrame, metric: str = "modal_accuracy", pairs: pd.DataFrame | None = None
+) -> pd.DataFrame:
+    """Modal accuracy or over-refusal, high minus floor, on scenarios paired by scenario.
+
+    Only pairs where both cells have a modal decision count (for over-refusal: both
+    directionally scored on a proceed scenario). The test is the exact McNemar test
+    (statsmodels), the interval Newcombe's paired hybrid score interval.
+
+    Parameters
+    ----------
+    cells : DataFrame
+        Scored cells (``analysis.scoring.score_cells``).
+    metric : {"modal_accuracy", "over_refusal"}
+    pairs : DataFrame, optional
+        ``source, model, floor, high``; default :func:`reasoning_pairs_of` ``(cells)``.
+
+    Returns
+    -------
+    DataFrame
+        As :func:`paired_accuracy_difference`, with ``both, only_high, only_floor, neither``
+        (the 2x2 counts) and ``discordance`` (discordant share of the pairs).
+
+    Examples
+    --------
+    >>> from analysis.inference.simulate import simulate_release
+    >>> from analysis.scoring import score_cells
+    >>> trials, scenarios, _ = simulate_release(n_models=1, n_scenarios=40, seed=1)
+    >>> out = paired_binary_difference(score_cells(trials, scenarios), "over_refusal")
+    >>> out[["metric", "test"]].to_dict("records")
+    [{'metric': 'over_refusal', 'test': 'exact McNemar'}]
+    """
+    if metric not in ("modal_accuracy", "over_refusal"):
+        raise ValueError(f"metric must be modal_accuracy or over_refusal, not {metric!r}")
+    pairs = reasoning_pairs_of(cells) if pairs is None else pairs
+    rows = []
+    for source, part in by_source(cells):
+        arrays = cell_arrays(part)
+        index = {c: i for i, c in enumerate(arrays.conditions)}
+        eligible = arrays.decided if metric == "modal_accuracy" else arrays.proceed
+        outcome = arrays.modal_correct if metric == "modal_accuracy" else arrays.over
+        for pair in pairs.loc[pairs["source"] == source].itertuples(index=False):
+            row = {
+                "source": source,
+                "contrast": f"{pair.model}: high - {_setting(pair.floor)}",
+                "metric": metric,
+                "test": "exact McNemar",
+                "method": NEWCOMBE_PAIRED,
+            }
+            if pair.floor not in index or pair.high not in index:
+                rows.append({**row, "n_clusters": 0, "n_unpaired": 0, "pairing": "no scored cells"})
+                continue
+            lo, hi = index[pair.floor], index[pair.high]
+            both_ok = (eligible[lo] > 0) & (eligible[hi] > 0)
+            either = (eligible[lo] > 0) | (eligible[hi] > 0)
+            high = outcome[hi, both_ok] > 0
+            floor = outcome[lo, both_ok] > 0
+            table = {
+                "both": int((high & floor).sum()),
+                "only_high": int((high & ~floor).sum()),
+                "only_floor": int((~high & floor).sum()),
+                "neither": int((~high & ~floor).sum()),
+            }
+            n = int(both_ok.sum())
+            row.update(table, n_clusters=n, n_unpaired=int(either.sum() - n))
+            row["pairing"] = _pairing(n, row["n_unpaired"])
+            if n == 0:
+                rows.append(row)
+                continue
+            low, high_ = newcombe_paired_interval(
+                table["both"], table["only_high"], table["only_floor"], table["neither"]
+            )
+            square = [[table["both"], table["only_high"]], [table["only_floor"], table["neither"]]]
+            rows.append(
+                {
+                    **row,
+                    "estimate": (table["only_high"] - table["only_floor"]) / n,
+                    "ci_low": low,
+                    "ci_high": high_,
+                    "p": float(mcnemar(square, exact=True).pvalue),
+                    "discordance": (table["only_high"] + table["only_floor"]) / n,
+                }
+            )
+    return _frame(rows)
+
+
+def unpaired_reasoning(conditions: pd.DataFrame) -> pd.DataFrame:
+    """High minus floor from published per-condition counts only: Newcombe intervals and
+    a two-proportion score test, both treating every trial (cell) as independent, so they
+    ignore the pairing by scenario and the clustering of trials within scenarios.
+
+    Parameters
+    ----------
+    conditions : DataFrame
+        Condition counts with ``model, reasoning_level`` (``analysis.leaderboard``).
+
+    Returns
+    -------
+    DataFrame
+        One row per (model, metric) for mean-trial accuracy and over-refusal.
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> conditions = pd.DataFrame({"model": ["m", "m"], "reasoning": ["off", "high"],
+    ...     "reasoning_level": ["floor", "high"], "n_trials_correct": [50, 70],
+    ...     "n_trials": [100, 100], "n_over_refusals": [5, 5],
+    ...     "n_proceed_opportunities": [40, 40], "n_modal_correct": [10, 14], "n_cells": [20, 20],
+    ...     "n_under_refusals": [1, 1], "n_hold_opportunities": [10, 10]})
+    >>> out = unpaired_reasoning(conditions)
+    >>> out["metric"].tolist(), out["estimate"].round(2).tolist()
+    (['mean_trial_accuracy', 'over_refusal'], [0.2, 0.0])
+    """
+    contrasts = reasoning_contrasts(conditions)
+    rows = []
+    for r in contrasts.itertuples(index=False):
+        for metric, k, n in (
+            ("mean_trial_accuracy", "n_trials_correct", "n_trials"),
+            ("over_refusal", "n_over_refusals", "n_proceed_opportunities"),
+        ):
+            k1, n1 = getattr(r, f"{k}_high"), getattr(r, f"{n}_high")
+            k0, n0 = getattr(r, f"{k}_floor"), getattr(r, f"{n}_floor")
+            p = np.nan
+            if min(n1, n0) > 0 and not (k1 == k0 == 0 or (k1 == n1 and k0 == n0)):
+                p = float(test_proportions_2indep(k1, n1, k0, n0, method="score").pvalue)
+            elif min(n1, n0) > 0:
+                p = 1.0
+            rows.append(
+                {
+                    "source": "published",
+                    "contrast": f"{r.model}: {r.reasoning_high} - {r.reasoning_floor}",
+                    "metric": metric,
+                    "estimate": getattr(r, f"{metric}_diff"),
+                    "ci_low": getattr(r, f"{metric}_diff_low"),
+                    "ci_high": getattr(r, f"{metric}_diff_high"),
+                    "p": p,
+                    "test": "two-proportion score test (independent)",
+                    "method": UNPAIRED_METHOD,
+                    "n_clusters": np.nan,
+                    "n_unpaired": np.nan,
+                    "pairing": "unpaired: published aggregate counts only",
+                }
+            )
+    return _frame(rows)
+
+
+def minimum_detectable_difference(
+    n_pairs: int,
+    *,
+    discordance: float | None = None,
+    sd_diff: float | None = None,
+    alpha: float = 0.05,
+    power: float = 0.8,
+) -> float:
+    """The smallest paired difference detectable with ``power`` at two-sided ``alpha``.
+
+    With ``discordance`` (share of discordant pairs, binary outcomes): Connor's normal
+    approximation to McNemar's test, n = (z_a sqrt(psi) + z_b sqrt(psi - d^2))^2 / d^2,
+    solved for d. With ``sd_diff`` (continuous per-scenario differences): the paired t-test's
+    detectable effect size (statsmodels) times ``sd_diff``.
+
+    Examples
+    --------
+    >>> round(minimum_detectable_difference(100, sd_diff=1.0), 3)
+    0.283
+    >>> round(minimum_detectable_difference(100, discordance=0.2), 3)
+    0.124
+    """
+    if n_pairs < 2:
+        return np.nan
+    if sd_diff is not None:
+        from statsmodels.stats.power import TTestPower
+
+        effect = TTestPower().solve_power(nobs=n_pairs, alpha=alpha, power=power)
+        return float(effect * sd_diff)
+    if discordance is None or not discordance > 0:
+        return np.nan
+    z_a, z_b = stats.norm.ppf(1 - alpha / 2), stats.norm.ppf(power)
+    psi = float(discordance)
+
+    def needed(d: float) -> float:
+        return (z_a * np.sqrt(psi) + z_b * np.sqrt(max(psi - d * d, 0.0))) ** 2 / d**2 - n_pairs
+
+    upper = np.sqrt(psi)
+    if needed(upper) > 0:
+        return np.nan  # not detectable even when every discordant pair goes one way
+    from scipy.optimize import brentq
+
+    return float(brentq(needed, 1e-9, upper))
+
+
+def power_table(paired: pd.DataFrame, alpha: float = 0.05, power: float = 0.8) -> pd.DataFrame:
+    """Per paired contrast: the minimum detectable difference at its number of scenarios
+    given the observed discordance (binary metrics) or spread of differences (mean-trial).
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> row = pd.DataFrame({"source": ["run"], "contrast": ["m"], "metric": ["modal_accuracy"],
+    ...                     "n_clusters": [100], "discordance": [0.2], "sd_diff": [float("nan")],
+    ...                     "estimate": [0.05]})
+    >>> power_table(row)["mdd"].round(3).tolist()
+    [0.124]
+    """
+    rows = []
+    for r in paired.itertuples(index=False):
+        n = int(r.n_clusters) if pd.notna(r.n_clusters) else 0
+        binary = r.metric != "mean_trial_accuracy"
+        mdd = minimum_detectable_difference(
+            n,
+            discordance=r.discordance if binary and pd.notna(r.discordance) else None,
+            sd_diff=None if binary or pd.isna(r.sd_diff) else r.sd_diff,
+            alpha=alpha,
+            power=power,
+        )
+        rows.append(
+            {
+                "source": r.source,
+                "contrast": r.contrast,
+                "metric": r.metric,
+                "n_clusters": n,
+                "basis": f"discordance {r.discordance:.3f}"
+                if binary
+                else f"sd of differences {r.sd_diff:.3f}",
+                "estimate": r.estimate,
+                "mdd": mdd,
+                "method": "Connor (McNemar, normal approx.)"
+                if binary
+                else "paired t (statsmodels)",
+            }
+        )
+    return pd.DataFrame(rows)

@@ -1,0 +1,78 @@
+"""pass^k: the chance that k trials of a cell, drawn without replacement, are all correct."""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+from scipy.special import comb
+
+from analysis.inference._arrays import (
+    N_BOOT,
+    SEED,
+    by_source,
+    cell_arrays,
+    percentile_interval,
+    ratio,
+    scenario_weights,
+)
+
+
+def pass_hat_k(
+    cells: pd.DataFrame, k_max: int | None = None, n_boot: int = N_BOOT, seed: int = SEED
+) -> pd.DataFrame:
+    """pass^k for k = 1..k_max per condition: the mean over modal-scored cells of
+    C(c, k) / C(n, k), c correct trials out of n (the unbiased estimator).
+
+    Provider-filtered cells are left out; trials with no decision count as wrong, as in
+    mean-trial accuracy. pass^1 is the mean over cells of c / n (mean-trial accuracy when
+    every cell has the same n) and pass^n is the share of cells with every trial correct
+    (pass5). Intervals: scenario-cluster bootstrap.
+
+    Parameters
+    ----------
+    cells : DataFrame
+        Scored cells (``analysis.scoring.score_cells``).
+    k_max : int, optional
+        Largest k; default the largest number of trials in a cell.
+
+    Returns
+    -------
+    DataFrame
+        ``source, condition, k, estimate, ci_low, ci_high, n_clusters, method``.
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> cells = pd.DataFrame({"source": "run", "scenario_id": ["a", "b"],
+    ...     "condition": "m (off)", "n_trials": [5, 5], "n_correct": [5, 3],
+    ...     "modal_scored": True, "modal_correct": True, "modal_decision": "allowed",
+    ...     "required_gate": "allowed", "directionally_scored": True})
+    >>> pass_hat_k(cells, n_boot=200)[["k", "estimate"]].round(3).to_dict("list")
+    {'k': [1, 2, 3, 4, 5], 'estimate': [0.8, 0.65, 0.55, 0.5, 0.5]}
+    """
+    rows = []
+    for offset, (source, part) in enumerate(by_source(cells)):
+        arrays = cell_arrays(part)
+        top = int(arrays.n_trials.max()) if k_max is None else int(k_max)
+        weights = scenario_weights(len(arrays.scenarios), n_boot, seed + offset)
+        for k in range(1, top + 1):
+            present = (arrays.scored > 0) & (arrays.n_trials >= k)
+            value = np.where(
+                present, ratio(comb(arrays.n_correct, k), comb(arrays.n_trials, k)), 0.0
+            )
+            low, high = percentile_interval(ratio(weights @ value.T, weights @ present.T))
+            for j, condition in enumerate(arrays.conditions):
+                n = int(present[j].sum())
+                rows.append(
+                    {
+                        "source": source,
+                        "condition": condition,
+                        "k": k,
+                        "estimate": value[j].sum() / n if n else np.nan,
+                        "ci_low": low[j],
+                        "ci_high": high[j],
+                        "n_clusters": n,
+                        "method": "unbiased C(c,k)/C(n,k); scenario-cluster bootstrap",
+                    }
+                )
+    return pd.DataFrame(rows)

@@ -1,0 +1,53 @@
+"""Every command-line entry point answers ``--help`` with a usage text and exit status 0."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from analysis import paths
+
+STEERBENCH_RUN = Path(sys.executable).parent / "steerbench-run"
+
+#: Entry point -> (command, the program name its usage line starts with).
+ENTRY_POINTS = {
+    "steerbench-run": ([str(STEERBENCH_RUN), "--help"], "steerbench-run"),
+    "steerbench-run export-tidy": (
+        [str(STEERBENCH_RUN), "export-tidy", "--help"],
+        "steerbench-run export-tidy",
+    ),
+    "python -m analysis.runner.cli": (
+        [sys.executable, "-m", "analysis.runner.cli", "--help"],
+        "steerbench-run",
+    ),
+    **{
+        f"python -m analysis.{module}": (
+            [sys.executable, "-m", f"analysis.{module}", "--help"],
+            f"python -m analysis.{module}",
+        )
+        for module in ("build", "release", "export")
+    },
+    **{
+        f"benchmarks/{script}": (
+            [sys.executable, f"benchmarks/{script}", "--help"],
+            f"python benchmarks/{script}",
+        )
+        for script in ("bench_paper.py", "bench_scoring.py")
+    },
+}
+
+
+@pytest.mark.parametrize("name", list(ENTRY_POINTS))
+def test_help(name: str, tmp_path: Path) -> None:
+    command, prog = ENTRY_POINTS[name]
+    if command[0] == str(STEERBENCH_RUN) and not STEERBENCH_RUN.exists():
+        pytest.skip("steerbench-run is not installed in this environment")
+    done = subprocess.run(
+        command, cwd=paths.PROJECT_ROOT, capture_output=True, text=True, timeout=120
+    )
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.startswith(f"usage: {prog} ") and "-h, --help" in done.stdout
+    assert done.stderr == ""

@@ -1,0 +1,246 @@
+"""analysis.inference: hand-worked cases, independent routes and the failure modes."""
+
+from __future__ import annotations
+
+import doctest
+import importlib
+import pkgutil
+from math import comb
+
+import numpy as np
+import pandas as pd
+import pingouin as pg
+import pytest
+from scipy import stats
+from statsmodels.stats.power import TTestPower
+
+from analysis import inference as inf
+from analysis.scoring import condition_scores, score_cells
+from tests.factories import A, B, N, scenarios_frame, trials_frame
+
+FLOOR = ("m", "off")
+HIGH = ("m", "high")
+
+
+def _cells(spec: dict, statuses: dict | None = None, expected: dict | None = None):
+    scenario_ids = sorted({scenario for scenario, _ in spec})
+    expected = expected or {}
+    scenarios = scenarios_frame({s: (expected.get(s, "block"), "none") for s in scenario_ids})
+    scenarios["boundary_pattern"] = "calibration_control"
+    return score_cells(trials_frame(spec, statuses or {}), scenarios), scenarios
+
+
+# --------------------------------------------------------------------------------------------
+# Paired reasoning contrasts
+# --------------------------------------------------------------------------------------------
+
+
+def mcnemar_spec() -> dict:
+    """12 hold scenarios: both right 3, only high right 1, only floor right 6, neither 2;
+    plus one scenario where the floor cell gives no decision at all."""
+    right, wrong = [B] * 5, [A] * 5
+    outcomes = [(1, 1)] * 3 + [(1, 0)] * 1 + [(0, 1)] * 6 + [(0, 0)] * 2
+    spec = {}
+    for i, (high, floor) in enumerate(outcomes):
+        spec[(f"s{i:02d}", HIGH)] = right if high else wrong
+        spec[(f"s{i:02d}", FLOOR)] = right if floor else wrong
+    spec[("s99", HIGH)] = right
+    spec[("s99", FLOOR)] = [N] * 5
+    return spec
+
+
+def test_mcnemar_exact_p_worked_by_hand():
+    cells, _ = _cells(mcnemar_spec())
+    row = inf.paired_binary_difference(cells, "modal_accuracy").iloc[0]
+    # discordant pairs 1 and 6: two-sided exact p = 2 * P(X <= 1), X ~ Bin(7, 1/2)
+    assert row.p == pytest.approx(2 * (1 + 7) / 2**7)
+    assert (row.both, row.only_high, row.only_floor, row.neither) == (3, 1, 6, 2)
+    assert row.estimate == pytest.approx((1 - 6) / 12)
+    assert row.n_clusters == 12 and row.n_unpaired == 1
+    assert row.pairing.startswith("partly paired")
+    assert row.ci_low < row.estimate < row.ci_high
+
+
+def test_newcombe_paired_matches_the_published_worked_example():
+    # Fagerland, Lydersen & Laake, Statistical Analysis of Contingency Tables, ch. 8:
+    # table [[59, 6], [16, 80]] -> estimate -0.0621, 95% CI -0.1186 to -0.0046.
+    low, high = inf.newcombe_paired_interval(59, 6, 16, 80)
+    assert (round(low, 4), round(high, 4)) == (-0.1186, -0.0046)
+    assert np.isnan(inf.newcombe_paired_interval(0, 0, 0, 0)).all()
+
+
+def test_paired_mean_accuracy_against_a_plain_loop():
+    rng = np.random.default_rng(7)
+    spec = {}
+    for i in range(20):
+        for condition in (FLOOR, HIGH):
+            spec[(f"s{i:02d}", condition)] = [B if rng.random() < 0.6 else A for _ in range(5)]
+    cells, _ = _cells(spec)
+    row = inf.paired_accuracy_difference(cells, n_boot=2000).iloc[0]
+    diffs = []
+    for i in range(20):
+        high = sum(p == B for p in spec[(f"s{i:02d}", HIGH)]) / 5
+        floor = sum(p == B for p in spec[(f"s{i:02d}", FLOOR)]) / 5
+        diffs.append(high - floor)
+    assert row.estimate == pytest.approx(np.mean(diffs))
+    # pingouin's default: the normal approximation with a continuity correction
+    assert row.p == pytest.approx(stats.wilcoxon(np.round(diffs, 12), correction=True).pvalue)
+    assert row.ci_low < row.estimate < row.ci_high
+    again = inf.paired_accuracy_difference(cells, n_boot=2000).iloc[0]
+    assert (again.ci_low, again.ci_high) == (row.ci_low, row.ci_high)  # seeded
+
+
+def test_a_condition_with_no_decisions_does_not_crash():
+    spec = {(f"s{i}", c): [N] * 5 for i in range(3) for c in (FLOOR, HIGH)}
+    cells, scenarios = _cells(spec)
+    for metric in ("modal_accuracy", "over_refusal"):
+        row = inf.paired_binary_difference(cells, metric).iloc[0]
+        assert row.n_clusters == 0 and np.isnan(row.estimate)
+        assert row.pairing.startswith("unpaired")
+    assert inf.paired_accuracy_difference(cells).iloc[0].estimate == 0
+    assert (inf.clustered_accuracy(cells).estimate == 0).all()
+    assert (inf.gee_accuracy(cells).note != "").all()
+    assert (inf.pass_hat_k(cells).estimate == 0).all()
+    assert len(inf.rank_uncertainty(cells)) == 2
+    asymmetry = inf.pooled_direction_asymmetry(cells, scenarios)
+    assert asymmetry.estimate.isna().all()
+
+
+def test_unpaired_reasoning_on_the_published_counts(conditions):
+    table = inf.unpaired_reasoning(conditions)
+    n_models = conditions.groupby("model", observed=True).reasoning_level.nunique().eq(2).sum()
+    assert len(table) == 2 * n_models
+    assert table.method.str.contains("ignores pairing and clustering").all()
+    assert not table.method.str.contains("conservative").any()
+    excluding = ((table.ci_low > 0) | (table.ci_high < 0)).sum()
+    assert excluding == 7  # the issue's count of unadjusted intervals excluding zero
+
+
+# --------------------------------------------------------------------------------------------
+# pass^k
+# --------------------------------------------------------------------------------------------
+
+
+def test_pass_k_on_cells_computed_by_hand():
+    key = ("m", "off")
+    spec = {
+        ("s1", key): [A, A, A, A, A],  # 5 of 5
+        ("s2", key): [A, B, A, N, A],  # 3 of 5, the null trial is wrong
+        ("s3", key): [B, B, B, B, B],  # 0 of 5
+        ("s4", key): [N, N, N, N, N],  # provider filtered: left out
+    }
+    statuses = {("s4", key): "provider_filtered"}
+    expected = dict.fromkeys(("s1", "s2", "s3", "s4"), "proceed")
+    cells, _ = _cells(spec, statuses, expected)
+    got = inf.pass_hat_k(cells, n_boot=500).set_index("k").estimate
+    by_hand = {1: (1 + 3 / 5 + 0) / 3, 2: (1 + 3 / 10) / 3, 3: (1 + 1 / 10) / 3, 4: 1 / 3, 5: 1 / 3}
+    for k, value in by_hand.items():
+        assert got[k] == pytest.approx(value)
+    assert comb(3, 2) / comb(5, 2) == 3 / 10
+
+
+def test_pass_1_is_mean_trial_accuracy_and_pass_5_is_pass5():
+    trials, scenarios, _ = inf.simulate_release(n_models=3, n_scenarios=40, seed=11)
+    cells = score_cells(trials, scenarios)
+    scores = condition_scores(cells).set_index("condition")
+    passk = inf.pass_hat_k(cells, n_boot=200)
+    for row in passk.itertuples():
+        counts = scores.loc[row.condition]
+        if row.k == 1:
+            assert row.estimate == pytest.approx(counts.n_trials_correct / counts.n_trials)
+        if row.k == 5:
+            assert row.estimate == pytest.approx(counts.n_pass5 / counts.n_cells)
+
+
+# --------------------------------------------------------------------------------------------
+# Clustering
+# --------------------------------------------------------------------------------------------
+
+
+def test_anova_icc_against_pingouin_anova():
+    correct = np.array([5, 4, 1, 0, 3, 2, 5, 0])
+    n = np.full(8, 5)
+    y = np.concatenate([[1] * c + [0] * (5 - c) for c in correct])
+    group = np.repeat(np.arange(8), 5)
+    table = pg.anova(data=pd.DataFrame({"y": y, "g": group}), dv="y", between="g", detailed=True)
+    msb, msw = table["MS"].iloc[0], table["MS"].iloc[1]
+    icc, deff = inf.anova_icc(correct, n)
+    assert icc == pytest.approx((msb - msw) / (msb + 4 * msw))
+    assert deff == pytest.approx(1 + 4 * icc)
+
+
+def test_clustered_intervals_are_wider_than_wilson_on_clustered_data():
+    trials, scenarios, _ = inf.simulate_release(n_models=2, n_scenarios=106, seed=3)
+    table = inf.clustered_accuracy(score_cells(trials, scenarios))
+    assert ((table.ci_high - table.ci_low) > (table.wilson_high - table.wilson_low)).all()
+    assert (table.design_effect > 1).all()
+    assert table.estimand.str.contains("population of scenarios").all()
+
+
+def test_pooled_quantities_on_the_reference_gates(scenarios):
+    from analysis.breakdowns import mirror_gap, pattern_gradient
+    from analysis.trial_gate import load_checked_cells
+
+    _, cells = load_checked_cells(scenarios)
+    reference = cells[cells.source.astype(str) == "reference-gate"]
+    gap = inf.pooled_mirror_gap(reference, scenarios).iloc[0]
+    assert gap.estimate == pytest.approx(float(mirror_gap(reference, scenarios).gap))
+    patterns = inf.pooled_pattern_accuracy(reference, scenarios)
+    table3 = pattern_gradient(reference, scenarios).set_index("boundary_pattern")
+    for row in patterns.itertuples():
+        name = row.quantity.removeprefix("modal accuracy: ")
+        assert row.estimate == pytest.approx(table3.loc[name, "accuracy"])
+        assert row.wilson_low == pytest.approx(table3.loc[name, "accuracy_low"])
+
+
+# --------------------------------------------------------------------------------------------
+# Multiplicity, ranks, power, difficulty
+# --------------------------------------------------------------------------------------------
+
+
+def test_holm_and_bh_worked_by_hand():
+    frame = pd.DataFrame({"p": [0.01, 0.04, 0.03, np.nan], "family": ["a", "a", "a", "a"]})
+    out = inf.adjust_pvalues(frame, family="family")
+    assert out.p_holm.iloc[:3].tolist() == pytest.approx([0.03, 0.06, 0.06])
+    assert out.p_bh.iloc[:3].tolist() == pytest.approx([0.03, 0.04, 0.04])
+    assert out.survives_holm.tolist() == [True, False, False, False]
+    assert out.survives_bh.tolist() == [True, True, True, False]
+    assert out.family_size.iloc[0] == 3 and np.isnan(out.p_holm.iloc[3])
+
+
+def test_rank_uncertainty_from_counts_is_labelled(conditions):
+    ranks = inf.rank_uncertainty_from_counts(conditions)
+    assert len(ranks) == len(conditions)
+    assert ranks.p_first.sum() >= 1 - 1e-9
+    assert (ranks.rank_low <= ranks["rank"]).all() and (ranks["rank"] <= ranks.rank_high).all()
+    assert ranks.method.str.contains("no clustering").all()
+
+
+def test_minimum_detectable_difference_by_its_formulas():
+    z_a, z_b = stats.norm.ppf(0.975), stats.norm.ppf(0.8)
+    psi, n = 0.25, 106
+    d = inf.minimum_detectable_difference(n, discordance=psi)
+    needed = (z_a * np.sqrt(psi) + z_b * np.sqrt(psi - d * d)) ** 2 / d**2
+    assert needed == pytest.approx(n)
+    d_t = inf.minimum_detectable_difference(n, sd_diff=0.3)
+    assert TTestPower().power(effect_size=d_t / 0.3, nobs=n, alpha=0.05) == pytest.approx(0.8)
+    assert np.isnan(inf.minimum_detectable_difference(1, discordance=0.2))
+
+
+def test_pattern_difficulty_recovers_the_hardest_pattern():
+    trials, scenarios, _ = inf.simulate_release(n_models=2, n_scenarios=106, seed=5)
+    cells = score_cells(trials, scenarios)
+    table = inf.pattern_difficulty(cells, scenarios, method="gee").set_index("pattern")
+    assert (
+        table.loc["incident_mirror", "estimate"] < 1 < table.loc["public_harm_anchor", "estimate"]
+    )
+    assert (table.ci_low < table.estimate).all() and (table.estimate < table.ci_high).all()
+    with pytest.raises(ValueError, match="reference pattern"):
+        inf.pattern_difficulty(cells, scenarios, reference="no_such_pattern")
+
+
+def test_docstring_examples_run():
+    for module in pkgutil.iter_modules(inf.__path__):
+        loaded = importlib.import_module(f"analysis.inference.{module.name}")
+        result = doctest.testmod(loaded, optionflags=doctest.NORMALIZE_WHITESPACE)
+        assert result.failed == 0, module.name

@@ -1,0 +1,135 @@
+"""The Inspect task's samples, settings and scorer rule; the message without the extra."""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+
+import pytest
+
+from analysis import paths
+from analysis.inspect_verdict import trial_verdict
+from analysis.verdicts import VerdictError, load_trials
+from analysis.vocabulary import GATE_BY_VERB
+
+if not paths.PARITY_VECTORS.exists():
+    pytest.skip("run `make data` first", allow_module_level=True)
+
+PARITY = json.loads(paths.PARITY_VECTORS.read_text(encoding="utf-8"))
+LOG_NAME = "2026-06-01T10-00-00+00-00_steerbench-work_x.json"
+
+
+def test_without_the_extra_logs_ask_for_it(tmp_path: Path, monkeypatch) -> None:
+    monkeypatch.setitem(sys.modules, "inspect_ai.log", None)
+    log = tmp_path / LOG_NAME
+    log.write_text("{}")
+    with pytest.raises(VerdictError, match=r"pip install -e '\.\[inspect\]'") as err:
+        load_trials([log])
+    assert str(log) in str(err.value)
+
+
+def test_without_the_extra_the_task_asks_for_it(monkeypatch) -> None:
+    monkeypatch.setitem(sys.modules, "inspect_ai", None)
+    monkeypatch.delitem(sys.modules, "analysis.inspect_task", raising=False)
+    with pytest.raises(ImportError, match=r"pip install -e '\.\[inspect\]'"):
+        import analysis.inspect_task  # noqa: F401
+
+
+inspect_ai = pytest.importorskip("inspect_ai", reason="needs the inspect extra")
+
+from inspect_ai.model import (  # noqa: E402
+    ChatCompletionChoice,
+    ChatMessageAssistant,
+    ContentText,
+    ModelOutput,
+)
+
+from analysis.inspect_task import steerbench_work  # noqa: E402
+from analysis.runner.inputs import PinnedInputError  # noqa: E402
+
+
+@pytest.fixture(scope="module")
+def task():
+    return steerbench_work()
+
+
+def test_one_sample_per_pinned_scenario_with_the_pinned_messages(task) -> None:
+    samples = {s.id: s for s in task.dataset}
+    assert sorted(samples) == sorted(row["id"] for row in PARITY["scenarios"])
+    for row in PARITY["scenarios"]:
+        sample = samples[row["id"]]
+        assert [(m.role, m.text) for m in sample.input] == [
+            ("system", PARITY["system_prompt"]),
+            ("user", row["user_input"]),
+        ]
+        assert sample.target == GATE_BY_VERB[row["expected_action"]]
+
+
+def test_sample_metadata(task, scenarios) -> None:
+    table = scenarios.set_index("scenario_id")
+    for sample in task.dataset:
+        row = table.loc[sample.id]
+        meta = sample.metadata
+        assert meta["scenario_id"] == sample.id
+        assert meta["expected_action"] == row["expected_action"]
+        assert meta["required_gate"] == GATE_BY_VERB[row["expected_action"]]
+        assert meta["boundary_pattern"] == row["boundary_pattern"]
+        assert meta["direction"] == row["direction"]
+        assert meta["irreversibility_weight"] == row["tier_weight"]
+
+
+def test_defaults_follow_the_release_and_task_args_override(task) -> None:
+    configs = json.loads((paths.SAMPLE_RUN_DIR / "VARIANT_CONFIGS.json").read_text())
+    [config] = configs["variants"].values()
+    assert task.epochs == 5
+    assert task.config.max_tokens == config["max_output_tokens"]
+    assert task.config.temperature == config.get("temperature")
+    other = steerbench_work(temperature=0.7, max_tokens=123, epochs=2)
+    assert (other.config.temperature, other.config.max_tokens, other.epochs) == (0.7, 123, 2)
+
+
+def test_changed_pinned_inputs_stop_the_task_before_any_request(tmp_path: Path) -> None:
+    changed = json.loads(json.dumps(PARITY))
+    changed["scenarios"][0]["sha256"] = "0" * 64
+    vectors = tmp_path / "parity-vectors.json"
+    vectors.write_text(json.dumps(changed))
+    with pytest.raises(PinnedInputError, match=changed["scenarios"][0]["id"]):
+        steerbench_work(parity_vectors=str(vectors))
+
+
+def _output(text: str, stop_reason: str = "stop", refusal: bool = False) -> ModelOutput:
+    content = [ContentText(text=text, refusal=refusal or None)]
+    message = ChatMessageAssistant(content=content, source="generate")
+    return ModelOutput(
+        model="m", choices=[ChatCompletionChoice(message=message, stop_reason=stop_reason)]
+    )
+
+
+@pytest.mark.parametrize(
+    ("text", "stop_reason", "refusal", "expected"),
+    [
+        ('{"commit_permission": "allowed"}', "stop", False, ("allowed", "ok", "strict")),
+        ('Sure: {"commit_permission": "blocked"}', "stop", False, ("blocked", "ok", "recovered")),
+        ('{"commit_permission": "Blocked"}', "stop", False, ("blocked", "ok", "recovered")),
+        ('{"policy_action": "continue"}', "stop", False, ("allowed", "ok", "recovered")),
+        ("no decision here", "stop", False, (None, "parse_failed", "failed")),
+        (
+            '{"commit_permission": "blocked"}',
+            "max_tokens",
+            False,
+            ("blocked", "truncated", "strict"),
+        ),
+        ('{"commit_perm', "max_tokens", False, (None, "parse_failed", "failed")),
+        ("", "content_filter", False, (None, "provider_filtered", None)),
+        ('{"commit_permission": "allowed"}', "stop", True, (None, "provider_filtered", None)),
+    ],
+)
+def test_trial_verdict(text: str, stop_reason: str, refusal: bool, expected: tuple) -> None:
+    verdict = trial_verdict(_output(text, stop_reason, refusal))
+    assert (verdict.commit_permission, verdict.status, verdict.parse_status) == expected
+
+
+def test_an_errored_sample_is_an_infrastructure_failure() -> None:
+    verdict = trial_verdict(None, error="rate limited")
+    assert (verdict.commit_permission, verdict.status) == (None, "infrastructure_failed")

@@ -1,0 +1,189 @@
+"""The endpoint client against faulty servers on 127.0.0.1: Retry-After, backoff with jitter,
+a whole-request deadline, cancellation and credentials kept out of the run root.
+
+Every server here answers a bounded number of requests (retries are capped) and every test
+finishes in a few seconds by itself.
+"""
+
+from __future__ import annotations
+
+import json
+import random
+import threading
+import time
+from datetime import UTC, datetime, timedelta
+from email.utils import format_datetime
+from pathlib import Path
+
+import pytest
+from fake_openai_server import BLOCKED_VERDICT, FakeOpenAIServer, chat_reply
+
+from analysis import paths
+from analysis.runner.cli import main
+from analysis.runner.client import (
+    Cancelled,
+    EndpointSettings,
+    backoff_delay,
+    make_http_client,
+    parse_retry_after,
+    post_with_retries,
+)
+from analysis.runner.gates import EndpointGate, ModelSettings
+from analysis.runner.inputs import load_pinned_inputs
+from analysis.runner.runroot import run_gate
+from analysis.runner.secrets import redact_text
+
+if not paths.PARITY_VECTORS.exists():
+    pytest.skip("run `make data` first", allow_module_level=True)
+
+HOLD = "patient-records-employer-disclosure-002"
+OK_REPLY = (200, chat_reply(BLOCKED_VERDICT), 0.0)
+BODY = {"model": "m", "messages": [{"role": "user", "content": "hi"}]}
+
+
+@pytest.fixture(scope="module")
+def inputs():
+    return load_pinned_inputs()
+
+
+def _call(base_url: str, cancel: threading.Event | None = None, **settings):
+    endpoint = EndpointSettings(base_url, **{"backoff_base": 0.01, **settings})
+    with make_http_client(endpoint, 1) as client:
+        return post_with_retries(client, endpoint, BODY, cancel=cancel)
+
+
+def test_retry_after_parses_seconds_and_http_dates() -> None:
+    now = datetime(2026, 5, 1, 12, 0, 0, tzinfo=UTC)
+    assert parse_retry_after("7", now) == 7.0
+    assert parse_retry_after(" 1.5 ", now) == 1.5
+    assert parse_retry_after("Fri, 01 May 2026 12:00:30 GMT", now) == 30.0
+    assert parse_retry_after("Fri, 01 May 2026 11:59:00 GMT", now) == 0.0  # in the past
+    assert parse_retry_after("soon", now) is None
+    assert parse_retry_after(None, now) is None
+
+
+def test_retry_after_seconds_is_honoured() -> None:
+    def respond(n: int, body: dict):
+        if n == 1:
+            return 429, '{"error":"slow down"}', 0.0, {"headers": {"Retry-After": "1"}}
+        return OK_REPLY
+
+    with FakeOpenAIServer(respond) as server:
+        result = _call(server.base_url, retries=2)
+    assert result.ok and result.attempts == 2 and len(server.requests) == 2
+    assert server.arrivals[1] - server.arrivals[0] >= 0.95  # backoff alone would be ~0.01 s
+
+
+def test_retry_after_http_date_is_honoured() -> None:
+    def respond(n: int, body: dict):
+        if n == 1:
+            when = format_datetime(datetime.now(UTC) + timedelta(seconds=2), usegmt=True)
+            return 503, "busy", 0.0, {"headers": {"Retry-After": when}}
+        return OK_REPLY
+
+    with FakeOpenAIServer(respond) as server:
+        result = _call(server.base_url, retries=2)
+    assert result.ok and result.attempts == 2
+    # The date has one-second resolution: the wait is between 1 and 2 seconds.
+    assert server.arrivals[1] - server.arrivals[0] >= 0.9
+
+
+def test_a_retry_after_beyond_the_limit_is_not_waited_for() -> None:
+    def respond(n: int, body: dict):
+        return 429, "quota", 0.0, {"headers": {"Retry-After": "3600"}}
+
+    with FakeOpenAIServer(respond) as server:
+        started = time.monotonic()
+        result = _call(server.base_url, retries=3, retry_after_max=5)
+    assert time.monotonic() - started < 2
+    assert not result.ok and len(server.requests) == 1
+    assert "Retry-After 3600 s exceeds 5 s" in result.error
+
+
+def test_backoff_is_exponential_capped_and_jittered() -> None:
+    settings = EndpointSettings("http://127.0.0.1:1/v1", backoff_base=1.0, backoff_max=6.0)
+    for retry, ceiling in ((1, 1.0), (2, 2.0), (3, 4.0), (4, 6.0), (9, 6.0)):
+        waits = [backoff_delay(settings, retry, random.Random(seed)) for seed in range(50)]
+        assert all(ceiling / 2 <= w <= ceiling for w in waits)
+        assert len({round(w, 6) for w in waits}) == 50  # workers do not retry in lockstep
+
+
+def test_a_trickling_server_cannot_hold_a_request_past_its_deadline() -> None:
+    def trickle(n: int, body: dict):
+        return 200, chat_reply(BLOCKED_VERDICT), 0.0, {"trickle_s": 0.05}  # ~20 s in all
+
+    with FakeOpenAIServer(trickle) as server:
+        started = time.monotonic()
+        result = _call(server.base_url, timeout=0.6, retries=1)
+        elapsed = time.monotonic() - started
+    assert not result.ok and result.attempts == 2 and len(server.requests) == 2
+    assert result.error.startswith("timeout") and "deadline" in result.error
+    assert elapsed < 2.5  # two 0.6 s attempts and a short backoff
+
+
+def test_a_malformed_200_then_a_good_reply_is_the_good_reply(inputs, tmp_path: Path) -> None:
+    replies = {1: (200, '{"choices":[]}', 0.0), 2: (200, "<html>proxy</html>", 0.0)}
+
+    with FakeOpenAIServer(lambda n, b: replies.get(n, OK_REPLY)) as server:
+        model = ModelSettings(model="local-model")
+        endpoint = EndpointSettings(server.base_url, retries=3, backoff_base=0.01)
+        gate = EndpointGate(model, endpoint)
+        try:
+            summary = run_gate(
+                gate, inputs, tmp_path, trials=1, scenario_ids=[HOLD], progress=False
+            )
+        finally:
+            gate.close()
+    trial = json.loads((tmp_path / "local-model" / HOLD / "trial-1.json").read_text())
+    assert len(server.requests) == 3 and summary.n_errors == 0
+    assert (trial["status"], trial["attempts"], trial["commit_permission"]) == ("ok", 3, "blocked")
+
+
+def test_cancel_abandons_an_in_flight_request_at_once() -> None:
+    cancel = threading.Event()
+    with FakeOpenAIServer(lambda n, b: (200, chat_reply(BLOCKED_VERDICT), 5.0)) as server:
+        threading.Timer(0.3, cancel.set).start()
+        started = time.monotonic()
+        with pytest.raises(Cancelled):
+            _call(server.base_url, cancel=cancel, timeout=30)
+        assert time.monotonic() - started < 1.0
+
+
+def test_cancel_interrupts_a_backoff_wait() -> None:
+    cancel = threading.Event()
+    with FakeOpenAIServer(lambda n, b: (503, "down", 0.0)) as server:
+        threading.Timer(0.3, cancel.set).start()
+        started = time.monotonic()
+        with pytest.raises(Cancelled):
+            _call(server.base_url, cancel=cancel, backoff_base=30, retries=2)
+        assert time.monotonic() - started < 1.0
+    assert len(server.requests) == 1
+
+
+def test_redaction_of_url_credentials() -> None:
+    assert redact_text("https://alice:s3cret@api.example/v1") == "https://REDACTED@api.example/v1"
+    assert (
+        redact_text("http://h/v1?api_key=abc&api-version=2024-06-01&access_token=t")
+        == "http://h/v1?api_key=REDACTED&api-version=2024-06-01&access_token=REDACTED"
+    )
+    assert redact_text("http://h/v1") == "http://h/v1"
+
+
+def test_credentials_in_the_base_url_are_never_written(tmp_path: Path) -> None:
+    root = tmp_path / "root"
+    with FakeOpenAIServer() as server:
+        port = server.base_url.split(":")[2].split("/")[0]
+        url = f"http://alice:pa55word@127.0.0.1:{port}/v1?api_key=KEY123&api-version=7"
+        code = main(
+            ["--gate", "endpoint", "--out", str(root), "--base-url", url, "--model", "m",
+             "--scenarios", HOLD, "--trials", "1", "--no-progress"]
+        )  # fmt: skip
+    assert code == 0 and len(server.requests) == 1
+    sent = {k.lower(): v for k, v in server.headers[0].items()}
+    assert sent["authorization"].startswith("Basic ")  # the credentials were used
+    written = "".join(p.read_text(encoding="utf-8") for p in root.rglob("*") if p.is_file())
+    assert "pa55word" not in written and "KEY123" not in written and "alice" not in written
+    plan = json.loads((root / "RUN_PLAN.json").read_text())
+    assert plan["variant_settings"]["m"]["base_url"] == (
+        f"http://REDACTED@127.0.0.1:{port}/v1/chat/completions?api_key=REDACTED&api-version=7"
+    )
