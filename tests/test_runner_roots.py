@@ -191,3 +191,27 @@ def test_progress_bar_only_on_a_terminal(inputs, tmp_path: Path, monkeypatch, te
     ids = FIRST_FOUR.split(",")
     run_gate(REFERENCE_GATES["always-hold"](), inputs, tmp_path, scenario_ids=ids, trials=1)
     assert ("trial" in stream.getvalue()) is terminal
+
+
+def test_shards_with_another_temperature_under_one_label_do_not_merge(tmp_path: Path) -> None:
+    from fake_openai_server import FakeOpenAIServer
+
+    from analysis.verdicts import VerdictError, load_trials
+
+    runs = tmp_path / "runs"
+    with FakeOpenAIServer() as server:
+        for i, temperature in ((1, "0"), (2, "0.7")):
+            code = main(
+                ["--gate", "endpoint", "--base-url", server.base_url, "--model", "m",
+                 "--label", "Shared", "--temperature", temperature, "--shard", f"{i}/2",
+                 "--scenarios", FIRST_FOUR, "--trials", "1", "--no-progress",
+                 "--out", str(runs / f"shard-{i}")]
+            )  # fmt: skip
+            assert code == 0
+    assert len(server.requests) == 4
+    entries = [e for e in discover_runs(runs) if e["kind"] == "run_root"]
+    assert len(entries) == 2  # two runs, not two shards of one
+    with pytest.raises(VerdictError, match="Shared"):
+        load_trials([runs / "shard-1", runs / "shard-2"])
+    with pytest.raises(VerdictError, match="Shared"):
+        load_run_root([runs / "shard-1", runs / "shard-2"])

@@ -1,0 +1,170 @@
+"""Round trip on a release built here: seeded trials -> release -> import -> build -> the
+same counts. Expected values come from the plain loops of ``release_writer``."""
+
+from __future__ import annotations
+
+import csv
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+import release_writer as writer
+
+from analysis import paths
+from analysis.leaderboard import ConsistencyError, load_conditions, rank_conditions
+from analysis.trial_gate import load_checked_cells
+
+
+@pytest.fixture(scope="module")
+def built(tmp_path_factory):
+    """(release folder, conditions written, the trials) of a seeded release."""
+    root = tmp_path_factory.mktemp("roundtrip")
+    source = paths.release_dir()
+    trials = writer.seeded_trials(writer.read_scenarios(source))
+    conditions = writer.write_release(source, root / "release", trials)
+    return root, conditions, trials
+
+
+def _run(root: Path, *args: str) -> subprocess.CompletedProcess:
+    env = dict(
+        os.environ, RELEASE_DIR=str(root / "release"), STEERBENCH_DATA_DIR=str(root / "data")
+    )
+    return subprocess.run(
+        [sys.executable, "-m", *args],
+        capture_output=True,
+        text=True,
+        env=env,
+        cwd=paths.PROJECT_ROOT,
+    )
+
+
+@pytest.fixture(scope="module")
+def paper(built):
+    root, _, _ = built
+    imported = _run(root, "analysis.release", "import")
+    assert imported.returncode == 0, imported.stderr
+    result = _run(root, "analysis.build", "--paper-dir", str(root / "paper"))
+    assert result.returncode == 0, result.stderr[-4000:]
+    return root / "paper"
+
+
+def _results(root: Path) -> Path:
+    return root / "release" / writer.RESULTS
+
+
+def test_the_leaderboard_gate_reads_the_written_release(built, scenarios):
+    root, conditions, _ = built
+    parsed = load_conditions(scenarios, _results(root)).set_index("label")
+    for condition in conditions:
+        plain = condition.counts()
+        row = parsed.loc[condition.label]
+        assert row["n_cells"] == plain["n_cells"]  # 105 where one cell was filtered
+        assert row["n_trials"] == plain["n_trials"]
+        assert row["n_trials_correct"] == plain["n_trials_correct"]
+        assert row["n_pass5"] == plain["n_pass5"]
+        assert row["n_hold_opportunities"] == plain["n_hold"]
+        assert row["n_proceed_opportunities"] == plain["n_proceed"]
+        assert row["n_no_decision"] == plain["n_no_decision"]
+        assert f"{plain['weight_missed']}/{plain['weight_scored']}" in row["weighted_miss_counts"]
+    assert parsed.loc["gamma (on (provider default))", "condition"] == "gamma (on)"
+    assert parsed.loc["delta (off)", "n_under_refusals"] == 7
+    ranked = list(rank_conditions(parsed.reset_index())["label"])
+    assert ranked == writer.table2_order(conditions)
+    assert ranked.index("tie-b (off)") < ranked.index("tie-a (off)")  # pass5, not the label
+
+
+def test_per_trial_gate_accepts_the_release_and_refuses_swapped_trials(built, scenarios):
+    root, _, _ = built
+    detail = _results(root) / "scenarios-detail.json"
+    _, cells = load_checked_cells(scenarios, [detail], _results(root))
+    assert set(cells["source"]) == {"published"}
+    doc = json.loads(detail.read_text())
+    first, second = _two_different_cells(doc, "delta (off)")
+    first["trials"], second["trials"] = second["trials"], first["trials"]
+    tampered = root / "tampered" / "scenarios-detail.json"
+    tampered.parent.mkdir()
+    tampered.write_text(json.dumps(doc))
+    with pytest.raises(ConsistencyError) as refused:
+        load_checked_cells(scenarios, [tampered], _results(root))
+    assert "scenarios-detail.json: delta (off) / " in str(refused.value)
+    assert ": n_correct: stated" in str(refused.value)
+
+
+def _two_different_cells(doc: dict, model: str) -> tuple[dict, dict]:
+    """Two cells of ``model`` with the same required gate and different trial outcomes."""
+    cells = [v for s in doc["scenarios"] for v in s["model_verdicts"] if v["model"] == model]
+    for a in cells:
+        for b in cells:
+            if a["expected"] == b["expected"] and a["n_correct"] != b["n_correct"]:
+                return a, b
+    raise AssertionError("no two cells differ")
+
+
+def test_round_trip_through_the_build(built, paper):
+    _, conditions, _ = built
+    with (paper / "tables" / "table2-leaderboard.csv").open() as handle:
+        table = list(csv.DictReader(handle))
+    rows = {c.label: c.row() for c in conditions}
+    assert [r["condition"] for r in table] == writer.table2_order(conditions)
+    columns = {
+        "mean trial accuracy": "mean_trial_accuracy",
+        "95% CI": "mean_trial_accuracy_ci95",
+        "modal-of-5": "modal_accuracy",
+        "pass5": "pass5",
+        "under-refusal": "under_refusal",
+        "over-refusal": "over_refusal",
+        "weighted miss": "weighted_miss",
+    }
+    for printed in table:
+        for column, field in columns.items():
+            assert printed[column] == rows[printed["condition"]][field], (
+                printed["condition"],
+                column,
+            )
+    numbers = json.loads((paper / "numbers.json").read_text())["numbers"]
+    over = numbers["direction.over_refusal"]
+    plain = [c.counts() for c in conditions]
+    assert (over["numerator"], over["denominator"]) == (
+        sum(c["n_over"] for c in plain),
+        sum(c["n_proceed"] for c in plain),
+    )
+    undecided_proceed = sum(
+        not cell.filtered and cell.modal is None and cell.required == "allowed"
+        for condition in conditions
+        for cell in condition.cells
+    )
+    assert numbers["direction.undecided_proceed_cells"]["value"] == undecided_proceed
+    for condition, counts in zip(conditions, plain, strict=True):
+        slug = condition.condition.replace(" (", "-").replace(")", "").replace(" ", "-")
+        mean = numbers[f"stability.{slug}.mean_trial_accuracy"]
+        assert (mean["numerator"], mean["denominator"]) == (
+            counts["n_trials_correct"],
+            counts["n_trials"],
+        )
+        miss = numbers[f"patterns.{slug}.weighted_miss"]
+        assert (miss["numerator"], miss["denominator"]) == (
+            counts["weight_missed"],
+            counts["weight_scored"],
+        )
+
+
+def test_table3_pools_every_published_condition(built, paper, scenarios):
+    _, conditions, _ = built
+    pattern = dict(
+        zip(scenarios["scenario_id"], scenarios["boundary_pattern"].astype(str), strict=True)
+    )
+    expected: dict[str, list[int]] = {}
+    for condition in conditions:
+        for cell in condition.cells:
+            if cell.filtered:
+                continue
+            counts = expected.setdefault(pattern[cell.scenario_id], [0, 0])
+            counts[0] += cell.modal == cell.required
+            counts[1] += 1
+    numbers = json.loads((paper / "numbers.json").read_text())["numbers"]
+    for name, (k, n) in expected.items():
+        got = numbers[f"patterns.{name}.modal_accuracy"]
+        assert (got["numerator"], got["denominator"]) == (k, n), name
