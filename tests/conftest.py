@@ -1,12 +1,23 @@
-"""Shared fixtures: the imported release's tables (``make test`` imports it first)."""
+"""Shared fixtures: the imported release's tables and the one build every paper test reads.
+
+``make test`` imports the release first. Tests marked ``slow`` run only under
+``make test-all`` (CI).
+"""
 
 from __future__ import annotations
+
+import subprocess
+import sys
 
 import pytest
 
 from analysis import paths
 from analysis.leaderboard import load_conditions
 from analysis.scenarios import load_scenarios
+
+
+def pytest_configure(config):
+    config.addinivalue_line("markers", "slow: a slower check, run by `make test-all` and CI")
 
 
 @pytest.fixture(scope="session")
@@ -19,3 +30,16 @@ def scenarios():
 @pytest.fixture(scope="session")
 def conditions(scenarios):
     return load_conditions(scenarios)
+
+
+@pytest.fixture(scope="session")
+def paper_dir():
+    """``paper/`` as ``make paper`` leaves it: rebuilt here only if its inputs changed."""
+    result = subprocess.run(
+        [sys.executable, "-m", "analysis.identity", "paper"],
+        capture_output=True,
+        text=True,
+        cwd=paths.PROJECT_ROOT,
+    )
+    assert result.returncode == 0, result.stderr
+    return paths.PAPER_DIR
