@@ -8,13 +8,14 @@ RELEASE_DIR ?= $(abspath ../shared/steerbench-work)
 export RELEASE_DIR
 
 ENV_STAMP := $(VENV)/.installed
-DATA_STAMP := data/.imported
-PAPER_STAMP := paper/.built
-PAPER_INPUTS := $(shell find analysis notebooks figures data/runs -type f \
-	-not -path '*/__pycache__/*' -not -path '*/.ipynb_checkpoints/*' 2>/dev/null) \
-	pyproject.toml requirements.lock
+# `data` and `paper` are decided by content, not by make's timestamps: analysis.identity
+# re-imports when the release's location or pinned content differs from the imported one,
+# and rebuilds when the digest of every input differs from the one paper/.built records.
+IDENTITY := $(PY) -m analysis.identity
+LAB_PORT ?= $(or $(STEERBENCH_LAB_PORT),8888)
+LAB_ROOT := $(shell [ "$$(id -u)" = 0 ] && echo --allow-root)
 
-.PHONY: all env data paper test lint lab export clean
+.PHONY: all env data paper test test-all lint lab export clean
 
 all: paper
 
@@ -25,43 +26,48 @@ $(ENV_STAMP): pyproject.toml requirements.lock
 	$(PY) -m pip install --quiet --disable-pip-version-check -c requirements.lock -e '.[dev]'
 	touch $@
 
-# Import the release from RELEASE_DIR into data/ (verifying every checksum).
+# Import the release from RELEASE_DIR into data/ (verifying every pinned hash) unless
+# exactly that release is imported already.
 data: $(ENV_STAMP)
-	$(PY) -m analysis.release import
+	@$(IDENTITY) data
 
-$(DATA_STAMP): | $(ENV_STAMP)
-	$(PY) -m analysis.release import
-
-paper: $(PAPER_STAMP)
-
-$(PAPER_STAMP): $(ENV_STAMP) $(DATA_STAMP) $(PAPER_INPUTS)
-	$(PY) -m analysis.build
+# Build paper/ from the release at RELEASE_DIR, unless nothing it reads has changed.
+paper: $(ENV_STAMP)
+	@$(IDENTITY) paper
 
 # The tests install the inspect extra so its tests run; `make test WITH_INSPECT=0` leaves
 # it out (its tests are then skipped; a fresh VENV=... tests the base install alone).
 WITH_INSPECT ?= 1
 INSPECT_STAMP := $(VENV)/.installed-inspect
+TEST_ENV := $(if $(filter 1,$(WITH_INSPECT)),$(INSPECT_STAMP))
 
 $(INSPECT_STAMP): $(ENV_STAMP)
 	$(PY) -m pip install --quiet --disable-pip-version-check -c requirements.lock -e '.[dev,inspect]'
 	touch $@
 
-test: $(ENV_STAMP) $(DATA_STAMP) $(if $(filter 1,$(WITH_INSPECT)),$(INSPECT_STAMP))
+# The fast tier (one shared build); `make test-all` adds the slow checks (marker "slow").
+test: data $(TEST_ENV)
+	$(PY) -m pytest -m "not slow"
+
+test-all: data $(TEST_ENV)
 	$(PY) -m pytest
 
 lint: $(ENV_STAMP)
 	$(VENV)/bin/ruff check analysis tests benchmarks
 	$(VENV)/bin/ruff format --check analysis tests benchmarks
 
-lab: $(ENV_STAMP) $(DATA_STAMP)
-	$(VENV)/bin/jupyter lab --notebook-dir=notebooks
+# Headless JupyterLab on port $(LAB_PORT) (STEERBENCH_LAB_PORT or LAB_PORT=...); open the
+# URL it prints. As root (the usual case in containers) it adds --allow-root.
+lab: data
+	$(VENV)/bin/jupyter lab --no-browser --ip=127.0.0.1 --port=$(LAB_PORT) $(LAB_ROOT) \
+		--notebook-dir=notebooks
 
 # Tidy trials, cells, conditions and scenarios as Parquet and CSV under data/processed/.
-export: $(ENV_STAMP) $(DATA_STAMP)
+export: data
 	$(PY) -m analysis.export
 
 clean:
-	rm -rf paper data/processed
+	rm -rf paper paper.previous paper.failed paper.staging data/processed
 
 # --- Gate runner ----------------------------------------------------------------------
 # `make run GATE=surface-flag` runs a gate into data/runs/local/<gate> (resumable), where the
@@ -76,10 +82,10 @@ REFERENCE_ROOT := $(shell mktemp -u /tmp/steerbench-reference-XXXXXX)
 
 .PHONY: run reference-runs
 
-run: $(ENV_STAMP) $(DATA_STAMP)
+run: data
 	$(VENV)/bin/steerbench-run --gate $(GATE) --out $(OUT) $(RUN_ARGS)
 
-reference-runs: $(ENV_STAMP) $(DATA_STAMP)
+reference-runs: data
 	for gate in always-hold always-proceed surface-flag; do \
 		$(VENV)/bin/steerbench-run --gate $$gate --out $(REFERENCE_ROOT) \
 			--run-id reference-gates --trials 5 --no-progress || exit 1; \

@@ -1,73 +1,260 @@
 """Build the paper: run every notebook, then move all outputs into ``paper/`` at once.
 
-``python -m analysis.build`` (``make paper``) first loads the scenario table and the
-published conditions, so that the consistency gate stops a bad release before anything is
-written. It then executes ``notebooks/*.ipynb`` with papermill into a staging folder,
-merges their numbers into ``numbers.json``, renders the HTML report (``index.html``) and
-the typeset report (``paper.pdf``) and
-replaces ``paper/`` with the staging folder only when every step succeeded.
+``python -m analysis.build`` (``make paper``, when its inputs changed) holds the project
+lock, restores ``paper.previous`` if a crash left no ``paper/``, checks that ``paper/`` can
+be written, and checks every input before any notebook starts: the scenario table, the
+published conditions (leaderboard cross-check) and the per-trial verdicts under
+``data/runs``. It then executes ``notebooks/*.ipynb`` with papermill into a staging folder,
+printing one line per notebook, merges their numbers into ``numbers.json`` with a ``build``
+record (release, git commit, versions, time), renders the HTML report (``index.html``) and
+the PDF (``paper.pdf``), writes the stamp ``.built`` keyed by the digest of every input, and
+replaces ``paper/`` only when every step succeeded. A failing notebook is named with its cell, and its partly
+executed copy is kept in ``paper.failed/``.
 """
 
 from __future__ import annotations
 
 import argparse
 import json
+import platform
 import shutil
+import subprocess
 import sys
 import time
 from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from importlib import metadata
 from pathlib import Path
 
-import papermill
-
 from analysis import paths
-from analysis.leaderboard import ConsistencyError, load_conditions
-from analysis.paper_pdf import write_documents
-from analysis.provenance import FRAGMENTS, merge_fragments
-from analysis.scenarios import ScenarioError, load_scenarios
-from analysis.verdicts import VerdictError
+from analysis.identity import (
+    PAPER_STAMP,
+    ReleaseError,
+    build_digest,
+    default_notebooks,
+    lock_for,
+    recover_paper,
+)
+from analysis.lock import LockedError
 
-STAMP = ".built"
+# The analysis stack and the notebook machinery are imported where they are first needed,
+# so that a refusal (busy lock, read-only paper/, bad input) comes within a second or two.
+
+STAMP = PAPER_STAMP
+
+#: Packages whose versions the build record names.
+KEY_PACKAGES = (
+    "pandas",
+    "numpy",
+    "scipy",
+    "statsmodels",
+    "pingouin",
+    "matplotlib",
+    "seaborn",
+    "pyarrow",
+    "papermill",
+    "nbconvert",
+    "ipykernel",
+    "typst",
+)
+
+#: Kernel options: immediate shutdown (a graceful one costs seconds and logs an interrupt)
+#: and no kernel warnings on the build's terminal.
+KERNEL_OPTIONS = {
+    "shutdown_kernel": "immediate",
+    "extra_arguments": ["--IPKernelApp.log_level=ERROR"],
+}
+
+
+class BuildError(RuntimeError):
+    """The build cannot start or did not finish; nothing was written to ``paper/``."""
+
+
+@dataclass
+class NotebookRun:
+    """One executed notebook: where it went, how long it took, and how it failed."""
+
+    notebook: Path
+    executed: Path
+    seconds: float
+    failure: str | None = None
 
 
 def execute(notebook: Path, staging: Path) -> Path:
     """Run one notebook with papermill, its outputs going to ``staging``."""
+    import papermill
+
     executed = staging / "notebooks" / notebook.name
     papermill.execute_notebook(  # no cwd: papermill's chdir is not thread-safe
         str(notebook),
         str(executed),
         parameters={"output_dir": str(staging)},
         progress_bar=False,
+        log_output=False,
         kernel_name="python3",
+        **KERNEL_OPTIONS,
     )
     return executed
 
 
-def build(notebooks: list[Path], paper_dir: Path = paths.PAPER_DIR, workers: int = 2) -> Path:
-    """Execute ``notebooks`` and replace ``paper_dir`` with their outputs; all or nothing."""
+def failing_cell(notebook: Path, error: Exception) -> str:
+    """'cell index <n> (`first line`)' of the source notebook's cell that raised ``error``
+    (a ``PapermillExecutionError``): counted in the notebook as written, without the
+    parameters cell papermill injects."""
+    import nbformat
+
+    cells = nbformat.read(notebook, as_version=4).cells
+    source = (error.source or "").strip()
+    index = next(
+        (
+            n
+            for n, cell in enumerate(cells)
+            if cell.cell_type == "code" and cell.source.strip() == source
+        ),
+        None,
+    )
+    first = next((line for line in source.splitlines() if line.strip()), "")
+    where = f"cell index {index}" if index is not None else "a cell"
+    return f"{where} (`{first}`)"
+
+
+def run_notebook(notebook: Path, staging: Path) -> NotebookRun:
+    """Execute one notebook and report its outcome without raising."""
+    import papermill
+
+    started = time.perf_counter()
+    executed = staging / "notebooks" / notebook.name
+    try:
+        execute(notebook, staging)
+    except papermill.PapermillExecutionError as error:
+        cell = failing_cell(notebook, error)
+        failure = f"{notebook.name}: {cell} raised {error.ename}: {error.evalue}"
+    except Exception as error:  # a kernel that dies or does not start
+        failure = f"{notebook.name}: {type(error).__name__}: {error}"
+    else:
+        failure = None
+    run = NotebookRun(notebook, executed, time.perf_counter() - started, failure)
+    status = "ok" if failure is None else "failed"
+    print(f"  {notebook.stem:<24} {run.seconds:5.1f} s  {status}", flush=True)
+    return run
+
+
+def _git(*args: str) -> str | None:
+    try:
+        done = subprocess.run(
+            ["git", *args], cwd=paths.PROJECT_ROOT, capture_output=True, text=True, timeout=10
+        )
+    except (OSError, subprocess.TimeoutExpired):
+        return None
+    return done.stdout.strip() if done.returncode == 0 else None
+
+
+def build_record(data: Path | None = None) -> dict:
+    """What this build was made from: release, git commit and dirty flag, versions, time."""
+    imported = paths.imported_release(data)
+    status = _git("status", "--porcelain")
+    packages = {}
+    for name in KEY_PACKAGES:
+        try:
+            packages[name] = metadata.version(name)
+        except metadata.PackageNotFoundError:
+            continue
+    return {
+        "release_dir": imported.get("release_dir"),
+        "release_digest": imported.get("release_digest"),
+        "release": imported.get("release"),
+        "git_commit": _git("rev-parse", "HEAD"),
+        "git_dirty": None if status is None else bool(status),
+        "python": platform.python_version(),
+        "packages": packages,
+        "built_at": datetime.now(UTC).strftime("%Y-%m-%dT%H:%M:%SZ"),
+    }
+
+
+def check_writable(paper_dir: Path) -> None:
+    """Refuse before any notebook runs when ``paper/`` or its parent cannot be written."""
+    for folder in (paper_dir.parent, paper_dir):
+        if not folder.is_dir():
+            continue
+        probe = folder / f".write-probe-{id(folder)}"
+        try:
+            probe.touch()
+            probe.unlink()
+        except OSError as error:
+            raise BuildError(f"{folder}: not writable ({error.strerror})") from None
+
+
+def check_inputs() -> None:
+    """Load every input the notebooks read, so that bad input stops the build first."""
+    from analysis.leaderboard import load_conditions
+    from analysis.scenarios import load_scenarios
+    from analysis.trial_gate import load_checked_cells
+
     scenarios = load_scenarios()
     load_conditions(scenarios)
-    staging = paper_dir.with_name(paper_dir.name + ".staging")
-    shutil.rmtree(staging, ignore_errors=True)
-    (staging / "notebooks").mkdir(parents=True)
-    try:
-        with ThreadPoolExecutor(max_workers=workers) as pool:
-            executed = list(pool.map(lambda nb: execute(nb, staging), notebooks))
-        numbers = merge_fragments(staging)
-        shutil.rmtree(staging / FRAGMENTS, ignore_errors=True)
-        document = {"release": paths.RELEASE, "numbers": numbers}
-        (staging / "numbers.json").write_text(json.dumps(document, indent=2) + "\n", "utf-8")
-        write_documents(staging, executed)
-        (staging / STAMP).touch()
-    except BaseException:
-        shutil.rmtree(staging, ignore_errors=True)
-        raise
+    load_checked_cells(scenarios)
+
+
+def _swap(staging: Path, paper_dir: Path) -> None:
     previous = paper_dir.with_name(paper_dir.name + ".previous")
     shutil.rmtree(previous, ignore_errors=True)
     if paper_dir.exists():
         paper_dir.rename(previous)
     staging.rename(paper_dir)
     shutil.rmtree(previous, ignore_errors=True)
+
+
+def _keep_failed(runs: list[NotebookRun], paper_dir: Path) -> Path:
+    kept = paper_dir.with_name(paper_dir.name + ".failed")
+    shutil.rmtree(kept, ignore_errors=True)
+    kept.mkdir(parents=True)
+    for run in runs:
+        if run.failure and run.executed.is_file():
+            shutil.copy2(run.executed, kept / run.executed.name)
+    return kept
+
+
+def build(notebooks: list[Path], paper_dir: Path = paths.PAPER_DIR, workers: int = 2) -> Path:
+    """Execute ``notebooks`` and replace ``paper_dir`` with their outputs; all or nothing."""
+    from analysis.provenance import FRAGMENTS, merge_fragments
+
+    data = paths.data_dir()
+    recover_paper(paper_dir)
+    check_writable(paper_dir)
+    digest = build_digest(data, notebooks)
+    check_inputs()
+    staging = paper_dir.with_name(paper_dir.name + ".staging")
+    shutil.rmtree(staging, ignore_errors=True)
+    (staging / "notebooks").mkdir(parents=True)
+    try:
+        with ThreadPoolExecutor(max_workers=workers) as pool:
+            runs = list(pool.map(lambda nb: run_notebook(nb, staging), notebooks))
+        failed = [run for run in runs if run.failure]
+        if failed:
+            kept = _keep_failed(failed, paper_dir) / failed[0].executed.name
+            where = (
+                f"; the partly executed notebook is kept in {kept}"
+                if kept.is_file()
+                else "; it did not start, so nothing was kept"
+            )
+            raise BuildError(
+                f"notebook {failed[0].failure}{where}"
+                + "".join(f"\n  also failed: {run.failure}" for run in failed[1:])
+            )
+        numbers = merge_fragments(staging)
+        shutil.rmtree(staging / FRAGMENTS, ignore_errors=True)
+        document = {"release": paths.RELEASE, "build": build_record(data), "numbers": numbers}
+        (staging / "numbers.json").write_text(json.dumps(document, indent=2) + "\n", "utf-8")
+        from analysis.paper_pdf import write_documents
+
+        write_documents(staging, [run.executed for run in runs])
+        stamp = {"inputs_digest": digest, "notebooks": [nb.name for nb in notebooks]}
+        (staging / STAMP).write_text(json.dumps(stamp, indent=2) + "\n", "utf-8")
+    except BaseException:
+        shutil.rmtree(staging, ignore_errors=True)
+        raise
+    _swap(staging, paper_dir)
     return paper_dir
 
 
@@ -80,25 +267,24 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--paper-dir", type=Path, default=paths.PAPER_DIR)
     parser.add_argument("--workers", type=int, default=2)
     args = parser.parse_args(argv)
-    notebooks = [nb.resolve() for nb in args.notebooks] or sorted(
-        paths.NOTEBOOKS_DIR.glob("*.ipynb")
-    )
+    notebooks = [nb.resolve() for nb in args.notebooks] or default_notebooks()
+    paper_dir = args.paper_dir.resolve()
     started = time.perf_counter()
+    lock = lock_for(paths.data_dir())
     try:
-        build(notebooks, args.paper_dir.resolve(), args.workers)
-    except (ConsistencyError, ScenarioError, VerdictError, ValueError) as error:
-        print(f"error: {error}\nNothing was written to {args.paper_dir}.", file=sys.stderr)
+        lock.acquire()
+        build(notebooks, paper_dir, args.workers)
+    except LockedError as error:
+        print(f"error: {error}", file=sys.stderr)
         return 2
-    except papermill.PapermillExecutionError as error:
-        print(
-            f"error: notebook failed: {error}\nNothing was written to {args.paper_dir}.",
-            file=sys.stderr,
-        )
-        return 1
-    print(
-        f"Built {args.paper_dir} from {len(notebooks)} notebooks "
-        f"in {time.perf_counter() - started:.1f} s."
-    )
+    except (BuildError, ReleaseError, ValueError, KeyError, OSError) as error:
+        message = str(error).strip() or type(error).__name__
+        print(f"error: {message}\nNothing was written to {paper_dir}.", file=sys.stderr)
+        return 1 if isinstance(error, BuildError) and "notebook" in message else 2
+    finally:
+        lock.release()
+    seconds = time.perf_counter() - started
+    print(f"Built {paper_dir} from {len(notebooks)} notebooks in {seconds:.1f} s.")
     return 0
 
 

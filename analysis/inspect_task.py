@@ -214,9 +214,11 @@ def steerbench_work(
     scenario_dir: str | None = None,
 ) -> Task:
     """SteerBench-Work: proceed or hold before committing a tool action."""
+    scenarios = Path(scenario_dir or paths.SCENARIOS_DIR)
     inputs = load_pinned_inputs(
         Path(parity_vectors or paths.PARITY_VECTORS),
         Path(release_manifest or DEFAULT_MANIFEST),
+        scenarios,
     )
     release = release_run_settings()
     config = GenerateConfig(
@@ -224,9 +226,7 @@ def steerbench_work(
         max_tokens=release["max_tokens"] if max_tokens is None else int(max_tokens),
     )
     return Task(
-        dataset=MemoryDataset(
-            scenario_samples(inputs, Path(scenario_dir or paths.SCENARIOS_DIR)), name=BENCHMARK
-        ),
+        dataset=MemoryDataset(scenario_samples(inputs, scenarios), name=BENCHMARK),
         solver=generate(),
         scorer=commit_permission(),
         epochs=Epochs(int(epochs), trial_counts()),
@@ -236,6 +236,7 @@ def steerbench_work(
             "release": paths.RELEASE,
             "scenario_set": paths.SCENARIO_SET,
             "prompt_sha256": inputs.prompt_sha256,
+            "user_inputs_sha256": inputs.user_inputs_sha256,
             "scenario_sha256": {s.id: s.sha256 for s in inputs.scenarios},
         },
     )

@@ -84,15 +84,32 @@ class DirectionAsymmetry(Directional):
         )
 
 
+def undecided_proceed_cells(conditions: pd.DataFrame, scenarios: pd.DataFrame) -> pd.Series:
+    """Per condition, the proceed-labelled cells with no modal decision.
+
+    A proceed cell missing from the over-refusal denominator is filtered or undecided. With no
+    filtered cell (``n_left_out`` / ``n_provider_filtered`` zero) or no undecided cell, the
+    split is exact; otherwise the counts do not say which, and this is the most the counts
+    allow (the missing proceed cells, at most ``n_no_decision``)."""
+    proceeds = int((scenarios["required_gate"] == ALLOWED).sum())
+    missing = proceeds - conditions["n_proceed_opportunities"].astype("int64")
+    filtered_column = next(
+        (c for c in ("n_left_out", "n_provider_filtered") if c in conditions.columns), None
+    )
+    filtered = conditions[filtered_column] if filtered_column else pd.Series(0, conditions.index)
+    undecided = conditions["n_no_decision"].astype("int64")
+    exact = missing.where(filtered == 0, missing.clip(upper=undecided))
+    return exact.where(undecided > 0, 0).astype("int64")
+
+
 def direction_asymmetry(conditions: pd.DataFrame, scenarios: pd.DataFrame) -> DirectionAsymmetry:
     """The headline: pooled directional misses and opportunities of all conditions."""
-    proceeds = int((scenarios["required_gate"] == ALLOWED).sum())
     return DirectionAsymmetry(
         over_refusals=int(conditions["n_over_refusals"].sum()),
         proceed_opportunities=int(conditions["n_proceed_opportunities"].sum()),
         under_refusals=int(conditions["n_under_refusals"].sum()),
         hold_opportunities=int(conditions["n_hold_opportunities"].sum()),
-        undecided_proceed_cells=int((proceeds - conditions["n_proceed_opportunities"]).sum()),
+        undecided_proceed_cells=int(undecided_proceed_cells(conditions, scenarios).sum()),
     )
 
 

@@ -1,27 +1,51 @@
 """Import and verify a SteerBench-Work release.
 
-``python -m analysis.release import`` (run by ``make data``) checks every scenario file
-against the sha256 pinned in ``release-manifest.json`` and every results file against the
-``checksums.txt`` beside it, then copies the release into git-ignored ``data/``. A file the
-checksums list but the release lacks is reported as absent, not as corrupt. Any mismatch
-stops the import with a message naming each file; nothing is copied.
+``python -m analysis.release import`` (run by ``make data`` and ``make paper`` whenever the
+release's identity differs from the imported one) copies the release into a staging folder
+under ``data/``, verifies the copy, and only then swaps it in; the stamp
+``data/.imported`` is written last. What is verified:
+
+- every scenario file against the sha256 ``release-manifest.json`` pins, and no scenario
+  file the manifest does not list;
+- every file under ``results/<version>/`` against a ``checksums.txt`` line (nested
+  ``checksums.txt`` files are themselves pinned by the top one): a file no line covers is
+  refused, so deleting a line does not unpin a file; a pinned file the release lacks is
+  reported as absent; the results JSON files must parse as UTF-8 JSON;
+- ``MANIFEST.md``, ``_SCENARIO_PATTERNS.json`` and ``parity-vectors.json`` against the
+  scenario files they restate (see :mod:`analysis.release_checks`).
+
+``sample-artifacts/`` carries no pinned hash in the release; the import says so. A refusal
+names the file (and scenario and field) and leaves the previous import in place.
 """
 
 from __future__ import annotations
 
 import argparse
-import hashlib
 import json
+import os
 import shutil
 import sys
+import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from analysis import paths
+from analysis.identity import (
+    ReleaseError,
+    ReleaseLayout,
+    file_sha256,
+    locate_release,
+    read_json,
+    read_text,
+    release_identity,
+)
+from analysis.lock import LockedError
 
+__all__ = ["ReleaseError", "Verification", "import_release", "recover_import", "verify_release"]
 
-class ReleaseError(RuntimeError):
-    """The release folder is missing, incomplete or does not match its checksums."""
+STAGING = ".import-staging"
+PREVIOUS = ".import-previous"
+JOURNAL = "journal.json"
 
 
 @dataclass
@@ -29,167 +53,314 @@ class Verification:
     """What checking a release found."""
 
     release_dir: Path
+    version: str = ""
+    scenario_set: str = ""
+    digest: str = ""
     verified: list[str] = field(default_factory=list)
     absent: list[str] = field(default_factory=list)
+    unverified: list[str] = field(default_factory=list)
     mismatched: list[str] = field(default_factory=list)
 
-
-def sha256_file(path: Path) -> str:
-    """The hex sha256 of a file's bytes."""
-    digest = hashlib.sha256()
-    with path.open("rb") as handle:
-        for block in iter(lambda: handle.read(1 << 20), b""):
-            digest.update(block)
-    return digest.hexdigest()
-
-
-def read_json(path: Path) -> object:
-    """Parse a JSON file; a malformed file raises ``ReleaseError`` naming it."""
-    try:
-        return json.loads(path.read_text(encoding="utf-8"))
-    except json.JSONDecodeError as error:
-        raise ReleaseError(f"{path}: malformed JSON ({error})") from None
+    def summary(self) -> str:
+        """What the import did, in a few lines."""
+        lines = [
+            f"Release {self.release_dir} ({self.version}, {self.digest[:12]}): "
+            f"{len(self.verified)} files verified, imported."
+        ]
+        lines += [f"  absent from this release (pinned by its checksums): {a}" for a in self.absent]
+        if self.unverified:
+            lines.append(
+                f"  not pinned by any hash in the release (read as the sample run): "
+                f"{len(self.unverified)} files under {paths.RELEASE_SAMPLE_ARTIFACTS}/"
+            )
+        return "\n".join(lines)
 
 
 def parse_checksums(path: Path) -> dict[str, str]:
     """``checksums.txt`` lines (``<sha256>  <relative path>``) as {path: sha256}."""
     pinned: dict[str, str] = {}
-    for number, line in enumerate(path.read_text(encoding="utf-8").splitlines(), start=1):
+    for number, line in enumerate(read_text(path).splitlines(), start=1):
         if not line.strip():
             continue
         parts = line.split(maxsplit=1)
         if len(parts) != 2 or len(parts[0]) != 64:
             raise ReleaseError(f"{path}:{number}: not a '<sha256>  <file>' line: {line!r}")
-        pinned[parts[1].strip()] = parts[0].lower()
+        name = parts[1].strip().removeprefix("*")
+        if name in pinned and pinned[name] != parts[0].lower():
+            raise ReleaseError(f"{path}:{number}: {name} pinned twice with different hashes")
+        pinned[name] = parts[0].lower()
     return pinned
 
 
-def _require_release(release_dir: Path) -> None:
-    results = release_dir / paths.RELEASE_RESULTS_SUBDIR
-    scenarios = release_dir / paths.RELEASE_SCENARIO_SUBDIR
-    if not (results.is_dir() and scenarios.is_dir()):
-        raise ReleaseError(
-            f"No SteerBench-Work release found at {release_dir} (expected "
-            f"{paths.RELEASE_SCENARIO_SUBDIR}/ and {paths.RELEASE_RESULTS_SUBDIR}/ inside it).\n"
-            "Point the project at your clone of the release repository, for example:\n"
-            "    make paper RELEASE_DIR=/path/to/steerbench-work\n"
-            "or export RELEASE_DIR=/path/to/steerbench-work before running make."
-        )
-
-
 def _check(found: Verification, label: str, file: Path, expected: str) -> None:
-    if not file.is_file():
-        found.absent.append(label)
-    elif sha256_file(file) != expected:
-        found.mismatched.append(f"{label}: sha256 {sha256_file(file)} != pinned {expected}")
+    actual = file_sha256(file)
+    if actual != expected:
+        found.mismatched.append(f"{label}: sha256 {actual} != pinned {expected}")
     else:
         found.verified.append(label)
 
 
-def verify_release(release_dir: Path) -> Verification:
+def _verify_scenarios(layout: ReleaseLayout, found: Verification, manifest: dict) -> None:
+    hashes = manifest.get("scenario_hashes")
+    if not isinstance(hashes, dict) or not hashes:
+        raise ReleaseError(f"{layout.manifest}: no scenario_hashes")
+    count = manifest.get("scenario_count", len(hashes))
+    if count != len(hashes):
+        found.mismatched.append(
+            f"{layout.manifest}: scenario_count {count} but {len(hashes)} scenario_hashes"
+        )
+    where = layout.scenarios.relative_to(layout.root)
+    for scenario_id, expected in sorted(hashes.items()):
+        file = layout.scenarios / f"{scenario_id}.json"
+        label = str(where / file.name)
+        if not file.is_file():
+            found.mismatched.append(f"{label}: missing (pinned by {paths.RELEASE_MANIFEST})")
+        else:
+            _check(found, label, file, expected)
+    for file in sorted(layout.scenarios.glob("*.json")):
+        if not file.name.startswith("_") and file.stem not in hashes:
+            found.mismatched.append(
+                f"{where / file.name}: not pinned by {paths.RELEASE_MANIFEST} (scenario_hashes)"
+            )
+
+
+def _verify_results(layout: ReleaseLayout, found: Verification) -> None:
+    top = layout.results / "checksums.txt"
+    if not top.is_file():
+        raise ReleaseError(f"{top}: missing; the results files cannot be verified")
+    pins: dict[Path, tuple[str, Path]] = {}
+    for checksums in sorted(layout.results.rglob("checksums.txt")):
+        for name, expected in parse_checksums(checksums).items():
+            file = (checksums.parent / name).resolve()
+            if not file.is_relative_to(layout.results.resolve()):
+                raise ReleaseError(f"{checksums}: {name} lies outside {layout.results}")
+            earlier = pins.setdefault(file, (expected, checksums))
+            if earlier[0] != expected:
+                found.mismatched.append(
+                    f"{file.relative_to(layout.root.resolve())}: "
+                    f"{checksums.name} files disagree ({earlier[1]} and {checksums})"
+                )
+    results = layout.results.resolve()
+    for file in sorted(p for p in results.rglob("*") if p.is_file()):
+        if file == top.resolve():
+            continue
+        if file not in pins:
+            found.mismatched.append(
+                f"{file.relative_to(layout.root.resolve())}: not covered by any checksums.txt"
+            )
+    for file, (expected, _) in sorted(pins.items()):
+        label = str(file.relative_to(layout.root.resolve()))
+        if file.is_file():
+            _check(found, label, file, expected)
+            if file.suffix == ".json":
+                read_json(file)
+        else:
+            found.absent.append(label)
+    for required in (paths.RELEASE_MANIFEST, "leaderboard.json"):
+        if (results / required).resolve() not in pins:
+            found.mismatched.append(f"{layout.results / required}: not pinned by checksums.txt")
+
+
+def _cross_check(layout: ReleaseLayout, found: Verification, manifest: dict) -> None:
+    from analysis import release_checks  # the vocabulary it reads imports pandas
+
+    records = release_checks.read_scenarios(layout.scenarios, sorted(manifest["scenario_hashes"]))
+    manifest_md = layout.scenarios / "MANIFEST.md"
+    found.mismatched += release_checks.check_manifest_md(manifest_md, records)
+    found.mismatched += release_checks.check_patterns(
+        layout.scenarios / "_SCENARIO_PATTERNS.json", records, manifest_md
+    )
+    found.mismatched += release_checks.check_parity_vectors(
+        layout.parity_vectors, records, manifest, layout.scenario_set
+    )
+
+
+def verify_release(release_dir: Path, cross_check: bool = True) -> Verification:
     """Check a release folder against its own pins; return what was found.
 
-    Scenario files are pinned by ``release-manifest.json`` (``scenario_hashes``), results
-    files by every ``checksums.txt`` under the results folder. Missing scenario files count
-    as mismatches (the corpus must be complete); missing results files are only absent.
+    Raises ``ReleaseError`` for a release that cannot be read at all; lists every other
+    problem in ``mismatched``.
     """
-    _require_release(release_dir)
-    found = Verification(release_dir)
-    results = release_dir / paths.RELEASE_RESULTS_SUBDIR
-    scenario_dir = release_dir / paths.RELEASE_SCENARIO_SUBDIR
-    manifest = read_json(results / "release-manifest.json")
-    for scenario_id, expected in sorted(manifest["scenario_hashes"].items()):
-        label = str(paths.RELEASE_SCENARIO_SUBDIR / f"{scenario_id}.json")
-        _check(found, label, scenario_dir / f"{scenario_id}.json", expected)
-    extra = {p.stem for p in scenario_dir.glob("*.json") if not p.name.startswith("_")}
-    for scenario_id in sorted(extra - set(manifest["scenario_hashes"])):
-        found.mismatched.append(f"{scenario_id}.json: not in release-manifest.json")
-    pins: dict[Path, str] = {}
-    for checksums in sorted(results.rglob("checksums.txt")):
-        for name, expected in parse_checksums(checksums).items():
-            file = checksums.parent / name
-            if pins.setdefault(file, expected) != expected:
-                found.mismatched.append(f"{file.relative_to(release_dir)}: checksum files disagree")
-    for file, expected in sorted(pins.items()):
-        _check(found, str(file.relative_to(release_dir)), file, expected)
-    missing_scenarios = [
-        a for a in found.absent if a.startswith(str(paths.RELEASE_SCENARIO_SUBDIR))
-    ]
-    found.mismatched += [f"{a}: missing" for a in missing_scenarios]
-    found.absent = [a for a in found.absent if a not in missing_scenarios]
+    layout = locate_release(Path(release_dir).resolve())
+    found = Verification(layout.root, layout.version, layout.scenario_set)
+    manifest = read_json(layout.manifest)
+    _verify_results(layout, found)
+    _verify_scenarios(layout, found, manifest)
+    if not found.mismatched and cross_check:
+        _cross_check(layout, found, manifest)
+    if layout.sample.is_dir():
+        found.unverified = [
+            str(p.relative_to(layout.root)) for p in sorted(layout.sample.rglob("*")) if p.is_file()
+        ]
+    found.digest = release_identity(layout)
     return found
 
 
-def import_release(
-    release_dir: Path | None = None, data_dir: Path = paths.DATA_DIR
-) -> Verification:
-    """Verify the release, then copy it into ``data_dir`` (all or nothing)."""
-    release_dir = paths.release_dir(release_dir)
-    found = verify_release(release_dir)
-    if found.mismatched:
-        listing = "\n".join(f"  - {line}" for line in found.mismatched)
-        raise ReleaseError(
-            f"The release at {release_dir} does not match its checksums; nothing was imported:\n"
-            f"{listing}"
-        )
-    staging = data_dir / ".import-staging"
+def _stage(layout: ReleaseLayout, staging: Path, data_dir: Path) -> Path:
+    """Copy the release's parts into ``staging`` with the release's own layout."""
     shutil.rmtree(staging, ignore_errors=True)
-    scenarios = staging / "scenarios"
-    shutil.copytree(release_dir / paths.RELEASE_SCENARIO_SUBDIR, scenarios)
-    shutil.copy2(release_dir / paths.RELEASE_PARITY_VECTORS, scenarios / "parity-vectors.json")
-    shutil.copytree(release_dir / paths.RELEASE_RESULTS_SUBDIR, staging / "results")
-    sample = release_dir / paths.RELEASE_SAMPLE_ARTIFACTS
-    if sample.is_dir():
-        shutil.copytree(sample, staging / "sample")
-    _replace_dir_contents(scenarios, data_dir / "scenarios", keep={"README.md"})
-    _replace_dir(staging / "results", data_dir / "runs" / paths.RELEASE)
-    if sample.is_dir():
-        _replace_dir(staging / "sample", data_dir / "runs" / paths.RELEASE_SAMPLE_ARTIFACTS.name)
-    shutil.rmtree(staging)
-    stamp = {
-        "release_dir": str(release_dir),
-        "verified": len(found.verified),
-        "absent": found.absent,
-    }
-    (data_dir / ".imported").write_text(json.dumps(stamp, indent=2) + "\n", encoding="utf-8")
+    copy = staging / "release"
+    for part in (layout.scenarios, layout.results, layout.parity_vectors, layout.sample):
+        if not part.exists():
+            continue
+        target = copy / part.relative_to(layout.root)
+        target.parent.mkdir(parents=True, exist_ok=True)
+        if part.is_dir():
+            shutil.copytree(part, target)
+        else:
+            shutil.copy2(part, target)
+    for folder, _, _ in os.walk(copy):  # the release may be read-only; its copy is ours
+        os.chmod(folder, 0o755)
+    readme = data_dir / "scenarios" / "README.md"
+    if readme.is_file():
+        shutil.copy2(readme, staging / "README.md")
+    return copy
+
+
+def _placements(layout: ReleaseLayout, copy: Path, data_dir: Path) -> list[tuple[Path, Path]]:
+    """(staged part, its place under data/) pairs."""
+    staged = ReleaseLayout(copy, layout.version, layout.scenario_set)
+    pairs = [
+        (staged.scenarios, data_dir / "scenarios"),
+        (staged.results, data_dir / "runs" / layout.version),
+    ]
+    if staged.sample.is_dir():
+        pairs.append((staged.sample, data_dir / "runs" / paths.SAMPLE_RUN_NAME))
+    return pairs
+
+
+def _write_json(path: Path, record: dict) -> None:
+    temporary = path.with_name(path.name + ".tmp")
+    temporary.write_text(json.dumps(record, indent=2) + "\n", encoding="utf-8")
+    os.replace(temporary, path)
+
+
+def _swap_in(pairs: list[tuple[Path, Path]], data_dir: Path, stamp: dict) -> None:
+    """Move the staged parts into place; a journal lets an interrupted swap roll back."""
+    previous = data_dir / PREVIOUS
+    shutil.rmtree(previous, ignore_errors=True)
+    previous.mkdir()
+    old_version = paths.imported_release(data_dir).get("release")
+    targets = [target for _, target in pairs]
+    for stale in (old_version, paths.SAMPLE_RUN_NAME):
+        if stale and data_dir / "runs" / stale not in targets:
+            targets.append(data_dir / "runs" / stale)
+    targets.append(paths.import_stamp(data_dir))
+    journal = [(f"slot-{n}", str(t)) for n, t in enumerate(targets) if t.exists()]
+    _write_json(previous / JOURNAL, {"moved": journal})
+    for slot, target in journal:
+        Path(target).rename(previous / slot)
+    for source, target in pairs:
+        target.parent.mkdir(parents=True, exist_ok=True)
+        source.rename(target)
+    _write_json(paths.import_stamp(data_dir), stamp)
+    shutil.rmtree(previous)
+
+
+def recover_import(data_dir: Path | None = None) -> bool:
+    """Finish or roll back an import interrupted while swapping; True if one was found.
+
+    Before the new stamp is written, the previous import is moved back into place; after
+    it, only the leftovers are removed. A stale staging folder is always removed.
+    """
+    data_dir = data_dir or paths.data_dir()
+    shutil.rmtree(data_dir / STAGING, ignore_errors=True)
+    previous = data_dir / PREVIOUS
+    if not previous.is_dir():
+        return False
+    journal_path = previous / JOURNAL
+    if journal_path.is_file() and not paths.import_stamp(data_dir).exists():
+        for slot, target in json.loads(journal_path.read_text(encoding="utf-8"))["moved"]:
+            target = Path(target)
+            if not (previous / slot).exists():
+                continue
+            if target.is_dir():
+                shutil.rmtree(target)
+            elif target.exists():
+                target.unlink()
+            (previous / slot).rename(target)
+    shutil.rmtree(previous)
+    return True
+
+
+def import_release(release_dir: Path | None = None, data_dir: Path | None = None) -> Verification:
+    """Verify the release and swap its copy into ``data_dir``: all or nothing."""
+    release_dir = paths.release_dir(release_dir)
+    data_dir = data_dir or paths.data_dir()
+    data_dir.mkdir(parents=True, exist_ok=True)
+    recover_import(data_dir)
+    layout = locate_release(release_dir)
+    staging = data_dir / STAGING
+    try:
+        copy = _stage(layout, staging, data_dir)
+        found = verify_release(copy)
+        if found.mismatched:
+            raise _refusal(found.mismatched, copy, layout.root)
+        pairs = _placements(layout, copy, data_dir)
+        readme = staging / "README.md"
+        if readme.is_file():
+            readme.rename(pairs[0][0] / "README.md")
+        parity = copy / paths.RELEASE_PARITY_VECTORS
+        if parity.is_file():
+            parity.rename(pairs[0][0] / "parity-vectors.json")
+        found.release_dir = layout.root
+        found.digest = release_identity(layout)
+        stamp = {
+            "release_dir": str(layout.root),
+            "release_digest": found.digest,
+            "release": layout.version,
+            "scenario_set": layout.scenario_set,
+            "verified": len(found.verified),
+            "absent": found.absent,
+            "unverified": found.unverified,
+            "imported_at": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
+        }
+        _swap_in(pairs, data_dir, stamp)
+    except ReleaseError as error:
+        raise _refusal([str(error)], staging / "release", layout.root) from None
+    finally:
+        shutil.rmtree(staging, ignore_errors=True)
     return found
 
 
-def _replace_dir(source: Path, target: Path) -> None:
-    shutil.rmtree(target, ignore_errors=True)
-    target.parent.mkdir(parents=True, exist_ok=True)
-    source.rename(target)
+def _refusal(problems: list[str], copy_root: Path, root: Path) -> ReleaseError:
+    """One refusal naming the release's own files (not the staged copies)."""
 
+    def original(problem: str) -> str:
+        for staged in (str(copy_root.resolve()), str(copy_root)):
+            problem = problem.replace(staged, str(root))
+        return problem if problem.startswith("/") else f"{root}/{problem}"
 
-def _replace_dir_contents(source: Path, target: Path, keep: set[str]) -> None:
-    target.mkdir(parents=True, exist_ok=True)
-    for old in target.iterdir():
-        if old.name in keep:
-            continue
-        shutil.rmtree(old) if old.is_dir() else old.unlink()
-    for new in source.iterdir():
-        new.rename(target / new.name)
+    named = [original(p) for p in problems]
+    if named[0].endswith("nothing was imported") or "; nothing was imported" in named[0]:
+        return ReleaseError(named[0])
+    more = "".join(f"\n  - {p}" for p in named[1:])
+    extra = f" ({len(named) - 1} more problems below){more}" if len(named) > 1 else ""
+    return ReleaseError(f"{named[0]}; nothing was imported{extra}")
 
 
 def main(argv: list[str] | None = None) -> int:
-    """Command line: ``python -m analysis.release import [--release-dir DIR]``."""
+    """Command line: ``python -m analysis.release import|verify [--release-dir DIR]``."""
     parser = argparse.ArgumentParser(prog="python -m analysis.release", description=__doc__)
     parser.add_argument("command", choices=["import", "verify"])
     parser.add_argument("--release-dir", help="release folder (default: $RELEASE_DIR)")
     args = parser.parse_args(argv)
+    from analysis.identity import lock_for
+
     try:
         if args.command == "verify":
-            found = verify_release(paths.release_dir(args.release_dir))
+            root = paths.release_dir(args.release_dir)
+            found = verify_release(root)
             if found.mismatched:
-                raise ReleaseError("\n".join(found.mismatched))
-        else:
+                raise _refusal(found.mismatched, root, root)
+            print(f"Release {root} ({found.version}): {len(found.verified)} files verified.")
+            return 0
+        with lock_for(paths.data_dir()):
             found = import_release(args.release_dir)
-    except ReleaseError as error:
+    except (ReleaseError, LockedError) as error:
         print(f"error: {error}", file=sys.stderr)
         return 2
-    print(f"Release {found.release_dir}: {len(found.verified)} files verified.")
-    for name in found.absent:
-        print(f"  absent from this release (listed in its checksums): {name}")
+    print(found.summary())
     return 0
 
 

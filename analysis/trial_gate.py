@@ -167,6 +167,8 @@ def check_cell_records(path: str | Path, cells: pd.DataFrame) -> list[str]:
     <field>: stated X, its trials give Y``."""
     path = Path(path)
     doc = json.loads(path.read_text(encoding="utf-8"))
+    if not isinstance(doc, dict):
+        return []
     mine = cells.loc[cells["source"].astype(str) == PUBLISHED].copy()
     for column in ("scenario_id", "condition"):
         mine[column] = mine[column].astype(str)
@@ -206,7 +208,16 @@ def verdict_inputs(verdict_paths: Sequence[str | Path] | None) -> list[Path]:
 
 
 def _detail_files(verdict_paths: Sequence[str | Path] | None) -> list[Path]:
-    return [p for p in verdict_inputs(verdict_paths) if p.is_file() and p.suffix.lower() == ".json"]
+    """The release-format verdict files among the inputs (not Inspect logs or tidy tables)."""
+    if verdict_paths is None:
+        return [p for entry in discover_runs() if entry["kind"] == "detail" for p in entry["paths"]]
+    from analysis.inspect_logs import is_inspect_log
+
+    return [
+        Path(p)
+        for p in verdict_paths
+        if Path(p).is_file() and Path(p).suffix.lower() == ".json" and not is_inspect_log(Path(p))
+    ]
 
 
 def load_checked_cells(

@@ -84,11 +84,21 @@ class VerdictError(ValueError):
 
 
 def split_condition_label(label: str) -> tuple[str, str]:
-    """``"kimi-k2.6 (on)"`` -> ``("kimi-k2.6", "on")``: split at the last ``" ("``."""
-    model, sep, rest = label.rpartition(" (")
-    if not sep or not rest.endswith(")") or not model:
+    """``"kimi-k2.6 (on)"`` -> ``("kimi-k2.6", "on")``: the reasoning is the last balanced
+    parenthesised group, so ``"kimi-k2.6 (on (provider default))"`` -> ``("kimi-k2.6",
+    "on (provider default)")`` and ``"x (y) (minimal)"`` -> ``("x (y)", "minimal")``."""
+    depth = 0
+    opening = -1
+    if label.endswith(")"):
+        for index in range(len(label) - 1, -1, -1):
+            depth += {")": 1, "(": -1}.get(label[index], 0)
+            if depth == 0:
+                opening = index
+                break
+    model = label[: opening - 1] if opening > 0 else ""
+    if opening <= 0 or label[opening - 1] != " " or not model.strip():
         raise ValueError(f"condition label {label!r} is not of the form '<model> (<reasoning>)'")
-    return model, rest[:-1]
+    return model, label[opening + 1 : -1]
 
 
 def _status_dtype(values: Iterable[str]) -> pd.CategoricalDtype:

@@ -1,5 +1,8 @@
-"""Shared fixtures: the imported release's tables (``make test`` imports it first) and one
-full build of the paper, shared by every test that reads ``paper/``."""
+"""Shared fixtures: the imported release's tables and the one build every paper test reads.
+
+``make test`` imports the release first. Tests marked ``slow`` run only under
+``make test-all`` (CI).
+"""
 
 from __future__ import annotations
 
@@ -11,6 +14,10 @@ import pytest
 from analysis import paths
 from analysis.leaderboard import load_conditions
 from analysis.scenarios import load_scenarios
+
+
+def pytest_configure(config):
+    config.addinivalue_line("markers", "slow: a slower check, run by `make test-all` and CI")
 
 
 @pytest.fixture(scope="session")
@@ -26,14 +33,19 @@ def conditions(scenarios):
 
 
 @pytest.fixture(scope="session")
-def built_paper(tmp_path_factory):
-    """One ``make paper`` into a temporary folder, built once per test session."""
-    target = tmp_path_factory.mktemp("build") / "paper"
+def paper_dir():
+    """``paper/`` as ``make paper`` leaves it: rebuilt here only if its inputs changed."""
     result = subprocess.run(
-        [sys.executable, "-m", "analysis.build", "--paper-dir", str(target)],
+        [sys.executable, "-m", "analysis.identity", "paper"],
         capture_output=True,
         text=True,
         cwd=paths.PROJECT_ROOT,
     )
     assert result.returncode == 0, result.stderr
-    return target
+    return paths.PAPER_DIR
+
+
+@pytest.fixture(scope="session")
+def built_paper(paper_dir):
+    """The built ``paper/`` folder, for the tests of what a reader opens."""
+    return paper_dir

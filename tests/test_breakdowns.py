@@ -2,15 +2,12 @@
 
 from __future__ import annotations
 
-import subprocess
-import sys
 from fractions import Fraction
 from pathlib import Path
 
 import pandas as pd
 import pytest
 
-from analysis import paths
 from analysis.breakdowns import (
     accuracy_by,
     hardest_scenarios,
@@ -272,43 +269,3 @@ def test_release_format_round_trip(tmp_path: Path) -> None:
     table = pattern_gradient(score_cells(loaded, scenarios), scenarios)
     assert list(table["n_correct"]) == [5, 5, 1]
     assert set(table["source"]) == {"published"}
-
-
-NOTEBOOK_OUTPUTS = {
-    "05-patterns": [
-        "table3-pattern-gradient",
-        "hardest-scenarios",
-        "severity-by-tier",
-        "accuracy-by-domain",
-        "accuracy-by-action-effect",
-    ],
-    "06-mirrors": ["mirror-vs-anchor"],
-    "07-stability": ["stability-ranks", "trial-splits"],
-    "08-sensitivity": ["sensitivity-checks"],
-}
-
-
-def test_per_trial_notebooks_render(tmp_path: Path) -> None:
-    papermill = Path(sys.executable).with_name("papermill")
-    out = tmp_path / "paper"
-    for notebook, names in NOTEBOOK_OUTPUTS.items():
-        subprocess.run(
-            [
-                str(papermill),
-                str(paths.NOTEBOOKS_DIR / f"{notebook}.ipynb"),
-                str(tmp_path / f"{notebook}.ipynb"),
-                "-p",
-                "output_dir",
-                str(out),
-                "--cwd",
-                str(tmp_path),
-            ],
-            check=True,
-            capture_output=True,
-        )
-        for name in names:
-            for suffix in ("pdf", "png"):
-                assert (out / "figures" / f"{name}.{suffix}").is_file(), (notebook, name, suffix)
-            for suffix in ("tex", "md", "csv"):
-                assert (out / "tables" / f"{name}.{suffix}").is_file(), (notebook, name, suffix)
-        assert (out / "numbers" / f"{notebook}.json").is_file()

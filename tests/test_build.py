@@ -1,5 +1,6 @@
-"""`make paper` end to end: every published number lands in numbers.json; bad input writes
-nothing."""
+"""`make paper` end to end: every published number lands in numbers.json from one shared
+build; rebuilds are keyed by content; bad input, a busy lock, a read-only paper/ and a
+failing notebook are refused before anything is written, each with one `error:` line."""
 
 from __future__ import annotations
 
@@ -8,34 +9,64 @@ import os
 import shutil
 import subprocess
 import sys
+import time
+from pathlib import Path
 
+import nbformat
 import published
 import pytest
+from release_copies import copy_release, rename_version
 
 from analysis import paths
+from analysis.identity import (
+    LOCK_NAME,
+    build_digest,
+    default_notebooks,
+    paper_digest,
+    recover_paper,
+)
+
+PER_TRIAL_OUTPUTS = {
+    "table3-pattern-gradient",
+    "hardest-scenarios",
+    "severity-by-tier",
+    "accuracy-by-domain",
+    "accuracy-by-action-effect",
+    "mirror-vs-anchor",
+    "stability-ranks",
+    "trial-splits",
+    "sensitivity-checks",
+}
 
 
-def run_build(paper_dir, data_dir=None, *notebooks):
+def run(module, *args, data=None, release_dir=None, timeout=600):
     env = dict(os.environ)
-    if data_dir is not None:
-        env["STEERBENCH_DATA_DIR"] = str(data_dir)
+    if data is not None:
+        env["STEERBENCH_DATA_DIR"] = str(data)
+    if release_dir is not None:
+        env["RELEASE_DIR"] = str(release_dir)
     return subprocess.run(
-        [sys.executable, "-m", "analysis.build", "--paper-dir", str(paper_dir), *notebooks],
+        [sys.executable, "-m", module, *map(str, args)],
         capture_output=True,
         text=True,
         env=env,
         cwd=paths.PROJECT_ROOT,
+        timeout=timeout,
     )
 
 
-@pytest.fixture(scope="module")
-def paper(built_paper):
-    return built_paper
+def data_copy(tmp_path: Path) -> Path:
+    """A private copy of the imported data folder (its own lock, its own runs)."""
+    data = tmp_path / "data"
+    shutil.copytree(
+        paths.DATA_DIR, data, ignore=shutil.ignore_patterns("processed", LOCK_NAME, ".import-*")
+    )
+    return data
 
 
 @pytest.fixture(scope="module")
-def numbers(paper):
-    return json.loads((paper / "numbers.json").read_text())["numbers"]
+def numbers(paper_dir):
+    return json.loads((paper_dir / "numbers.json").read_text())["numbers"]
 
 
 def value(numbers, name):
@@ -101,48 +132,268 @@ def test_reasoning_and_label_numbers(numbers):
         assert value(numbers, f"labels.llm_panel.{name}") == reported
 
 
-def test_every_number_names_its_inputs_and_notebook(numbers, paper):
+def test_every_number_names_its_inputs_and_notebook(numbers, paper_dir):
     for name, entry in numbers.items():
         assert entry["inputs"], name
         assert all(len(digest) == 64 for digest in entry["inputs"].values()), name
-        assert (paper / "notebooks" / f"{entry['notebook']}.ipynb").is_file(), name
+        assert (paper_dir / "notebooks" / f"{entry['notebook']}.ipynb").is_file(), name
 
 
-def test_outputs(paper):
-    for name in (
-        "table2-leaderboard",
-        "over-vs-under-refusal",
-        "reasoning-floor-vs-high",
-        "domain-by-action-effect",
-    ):
-        assert (paper / "figures" / f"{name}.pdf").stat().st_size > 0
-        assert (paper / "figures" / f"{name}.png").stat().st_size > 0
-    for name in (
-        "table2-leaderboard",
-        "direction-asymmetry",
-        "reasoning-contrasts",
-        "direction-pattern-reconciliation",
-        "label-agreement",
-    ):
+def test_outputs(paper_dir):
+    figures = {p.stem for p in (paper_dir / "figures").glob("*.png")}
+    for name in ("table2-leaderboard", "over-vs-under-refusal", "domain-by-action-effect"):
+        assert name in figures
+        assert (paper_dir / "figures" / f"{name}.pdf").stat().st_size > 0
+    tables = {p.stem for p in (paper_dir / "tables").glob("*.csv")}
+    for name in ("table2-leaderboard", "direction-asymmetry", "label-agreement"):
         for suffix in ("tex", "md", "csv"):
-            assert (paper / "tables" / f"{name}.{suffix}").is_file()
-    assert "\\toprule" in (paper / "tables" / "table2-leaderboard.tex").read_text()
-    assert "Table 2" in (paper / "index.html").read_text()
+            assert (paper_dir / "tables" / f"{name}.{suffix}").is_file()
+    assert tables | figures >= PER_TRIAL_OUTPUTS
+    assert "\\toprule" in (paper_dir / "tables" / "table2-leaderboard.tex").read_text()
+    assert "Table 2" in (paper_dir / "index.html").read_text()
+
+
+def test_build_record_names_release_commit_and_versions(paper_dir):
+    record = json.loads((paper_dir / "numbers.json").read_text())["build"]
+    imported = paths.imported_release()
+    assert record["release_dir"] == imported["release_dir"] == str(paths.release_dir())
+    assert record["release_digest"] == imported["release_digest"]
+    # The build is keyed by content, so it may predate commits that changed no input.
+    ancestor = subprocess.run(
+        ["git", "merge-base", "--is-ancestor", record["git_commit"], "HEAD"],
+        cwd=paths.PROJECT_ROOT,
+    )
+    assert len(record["git_commit"]) == 40 and ancestor.returncode == 0
+    assert isinstance(record["git_dirty"], bool)
+    assert record["python"] == ".".join(map(str, sys.version_info[:3]))
+    assert record["packages"]["pandas"] == __import__("pandas").__version__
+    assert record["built_at"].endswith("Z")
+
+
+def test_no_op_is_keyed_by_content_and_fast(paper_dir):
+    assert paper_digest(paper_dir) == build_digest(paths.DATA_DIR, default_notebooks())
+    started = time.perf_counter()
+    result = run("analysis.identity", "paper")
+    assert result.returncode == 0, result.stderr
+    assert time.perf_counter() - started < 1.0
+    assert "is up to date" in result.stdout
+    assert "Traceback" not in result.stderr
+
+
+def test_no_op_check_does_not_import_the_analysis_stack():
+    probe = (
+        "import sys, analysis.identity, analysis.release; "
+        "print(sorted({'pandas', 'numpy', 'matplotlib'} & set(sys.modules)))"
+    )
+    out = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True)
+    assert out.stdout.strip() == "[]", out.stderr
+
+
+def test_digest_follows_content_not_timestamps(tmp_path):
+    data = data_copy(tmp_path)
+    notebooks = default_notebooks()
+    base = build_digest(data, notebooks)
+    run_root = data / "runs" / "reference-gates"
+    copied = data / "runs" / "local" / "copied"
+    copied.parent.mkdir(parents=True, exist_ok=True)
+    shutil.copytree(run_root, copied)  # copy2: the old timestamps travel along (cp -p)
+    added = build_digest(data, notebooks)
+    assert added != base
+    table = copied / "trials.csv"
+    stat = table.stat()
+    table.write_text(table.read_text().replace("allowed", "blocked", 1))
+    os.utime(table, ns=(stat.st_atime_ns, stat.st_mtime_ns))  # same size class, same mtime
+    assert build_digest(data, notebooks) not in (base, added)
+    shutil.rmtree(copied)
+    assert build_digest(data, notebooks) == base  # a deleted run disappears
+    assert build_digest(data, notebooks[:1]) != base
 
 
 def test_bad_leaderboard_writes_nothing(tmp_path):
-    data = tmp_path / "data"
-    shutil.copytree(paths.DATA_DIR, data, ignore=shutil.ignore_patterns("processed"))
+    data = data_copy(tmp_path)
     board_path = data / "runs" / paths.RELEASE / "leaderboard.json"
     board = json.loads(board_path.read_text())
     board["rows"][0]["under_refusal"] = "2% (1/50)"
     board_path.write_text(json.dumps(board))
-    paper_dir = tmp_path / "paper"
-    paper_dir.mkdir()
-    (paper_dir / "keep.txt").write_text("previous build")
-    result = run_build(paper_dir, data, "notebooks/01-corpus.ipynb")
+    paper = tmp_path / "paper"
+    paper.mkdir()
+    (paper / "keep.txt").write_text("previous build")
+    result = run("analysis.build", "--paper-dir", paper, "notebooks/01-corpus.ipynb", data=data)
     assert result.returncode == 2
-    assert "gpt-5.4-nano (off): modal_accuracy" in result.stderr
+    assert result.stderr.startswith("error: ")
+    assert "gpt-5.4-nano (off)" in result.stderr
     assert "Nothing was written" in result.stderr
-    assert [p.name for p in paper_dir.iterdir()] == ["keep.txt"]
-    assert not paper_dir.with_name("paper.staging").exists()
+    assert [p.name for p in paper.iterdir()] == ["keep.txt"]
+    assert not paper.with_name("paper.staging").exists()
+
+
+def test_bad_run_file_is_refused_before_any_notebook(tmp_path):
+    data = data_copy(tmp_path)
+    bad = data / "runs" / "local" / "broken.csv"
+    bad.parent.mkdir(parents=True, exist_ok=True)
+    bad.write_text("not,a,trials\ntable,at,all\n")
+    result = run("analysis.build", "--paper-dir", tmp_path / "paper", data=data)
+    assert result.returncode == 2
+    assert result.stderr.startswith("error: ") and str(bad) in result.stderr
+    assert "Traceback" not in result.stderr
+    assert " ok" not in result.stdout and "failed" not in result.stdout
+    assert not (tmp_path / "paper").exists()
+
+
+def live_pid_lock(data: Path):
+    sleeper = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(60)"])
+    (data / LOCK_NAME).write_text(f"{sleeper.pid}\n")
+    return sleeper
+
+
+def test_second_build_refuses_while_one_runs(tmp_path):
+    data = data_copy(tmp_path)
+    sleeper = live_pid_lock(data)
+    try:
+        result = run("analysis.identity", "paper", "--paper-dir", tmp_path / "paper", data=data)
+    finally:
+        sleeper.kill()
+        sleeper.wait()
+    assert result.returncode == 2
+    assert result.stderr.startswith(f"error: {data / LOCK_NAME}: another build")
+    assert f"PID {sleeper.pid}" in result.stderr
+    assert len(result.stderr.strip().splitlines()) == 1
+    assert not (tmp_path / "paper").exists()
+
+
+def test_stale_lock_is_taken_over(tmp_path):
+    data = data_copy(tmp_path)
+    gone = subprocess.Popen([sys.executable, "-c", "pass"])
+    gone.wait()
+    (data / LOCK_NAME).write_text(f"{gone.pid}\n")
+    result = run("analysis.identity", "data", data=data)
+    assert result.returncode == 0, result.stderr
+    assert not (data / LOCK_NAME).exists()
+
+
+def make_read_only(folder: Path) -> bool:
+    if os.geteuid() == 0:  # root ignores permissions; the immutable flag still binds it
+        done = subprocess.run(["chattr", "+i", str(folder)], capture_output=True)
+        return done.returncode == 0
+    folder.chmod(0o555)
+    return True
+
+
+def undo_read_only(folder: Path) -> None:
+    if os.geteuid() == 0:
+        subprocess.run(["chattr", "-i", str(folder)], capture_output=True)
+    folder.chmod(0o755)
+
+
+def test_read_only_paper_is_refused_before_any_notebook(tmp_path):
+    paper = tmp_path / "paper"
+    paper.mkdir()
+    (paper / "keep.txt").write_text("previous build")
+    if not make_read_only(paper):
+        pytest.skip("cannot make a folder read-only here")
+    try:
+        started = time.perf_counter()
+        result = run("analysis.build", "--paper-dir", paper, data=data_copy(tmp_path))
+        seconds = time.perf_counter() - started
+    finally:
+        undo_read_only(paper)
+    assert result.returncode == 2
+    assert result.stderr.startswith(f"error: {paper}: not writable")
+    assert "Traceback" not in result.stderr and " ok" not in result.stdout
+    assert seconds < 30
+    assert [p.name for p in paper.iterdir()] == ["keep.txt"]
+
+
+def test_missing_paper_is_restored_from_previous(tmp_path, paper_dir):
+    paper = tmp_path / "paper"
+    shutil.copytree(paper_dir, paper.with_name("paper.previous"))
+    assert recover_paper(paper)
+    assert (paper / "numbers.json").is_file()
+    assert not paper.with_name("paper.previous").exists()
+    assert not recover_paper(paper)
+    shutil.rmtree(paper)
+    shutil.copytree(paper_dir, paper.with_name("paper.previous"))
+    result = run("analysis.identity", "paper", "--paper-dir", paper)
+    assert result.returncode == 0, result.stderr
+    assert "is up to date" in result.stdout and (paper / "index.html").is_file()
+
+
+def failing_notebook(folder: Path) -> Path:
+    notebook = nbformat.v4.new_notebook()
+    notebook.cells = [
+        nbformat.v4.new_markdown_cell("# A notebook that fails"),
+        nbformat.v4.new_code_cell("output_dir = None", metadata={"tags": ["parameters"]}),
+        nbformat.v4.new_code_cell("x = 1"),
+        nbformat.v4.new_code_cell("# divide by nothing\nx / 0"),
+        nbformat.v4.new_code_cell("print('never')"),
+    ]
+    notebook.metadata["kernelspec"] = {"name": "python3", "display_name": "Python 3"}
+    notebook.metadata["language_info"] = {"name": "python"}
+    path = folder / "99-fails.ipynb"
+    nbformat.write(notebook, path)
+    return path
+
+
+def test_failing_notebook_is_named_with_its_cell_and_kept(tmp_path):
+    paper = tmp_path / "paper"
+    paper.mkdir()
+    (paper / "keep.txt").write_text("previous build")
+    notebook = failing_notebook(tmp_path)
+    result = run("analysis.build", "--paper-dir", paper, notebook)
+    assert result.returncode == 1
+    first = result.stderr.splitlines()[0]
+    assert first.startswith("error: notebook 99-fails.ipynb: cell index 3 (`# divide by nothing`)")
+    assert "ZeroDivisionError" in first
+    kept = tmp_path / "paper.failed" / "99-fails.ipynb"
+    assert str(kept) in first
+    executed = nbformat.read(kept, as_version=4)
+    outputs = [o for cell in executed.cells if cell.cell_type == "code" for o in cell.outputs]
+    assert any(o.get("ename") == "ZeroDivisionError" for o in outputs)
+    assert "99-fails" in result.stdout and "failed" in result.stdout
+    for noise in ("without encryption", "IPKernelApp", "KeyboardInterrupt", "Traceback"):
+        assert noise not in result.stdout + result.stderr
+    assert [p.name for p in paper.iterdir()] == ["keep.txt"]
+
+
+@pytest.mark.slow
+def test_two_builds_at_once_one_refuses(tmp_path):
+    data = data_copy(tmp_path)
+    env = {**os.environ, "STEERBENCH_DATA_DIR": str(data)}
+    command = [sys.executable, "-m", "analysis.build", "notebooks/09-labels.ipynb"]
+    first = subprocess.Popen(
+        [*command, "--paper-dir", str(tmp_path / "a")],
+        env=env,
+        cwd=paths.PROJECT_ROOT,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    deadline = time.monotonic() + 60
+    while not (data / LOCK_NAME).exists() and time.monotonic() < deadline:
+        time.sleep(0.05)
+    second = run(
+        "analysis.build", "--paper-dir", tmp_path / "b", "notebooks/09-labels.ipynb", data=data
+    )
+    _, err = first.communicate(timeout=600)
+    assert first.returncode == 0, err
+    assert second.returncode == 2 and "another build" in second.stderr
+    assert (tmp_path / "a" / "numbers.json").is_file() and not (tmp_path / "b").exists()
+
+
+@pytest.mark.slow
+def test_make_paper_switches_releases_a_b_a(tmp_path):
+    """Each switch re-imports and rebuilds with no manual step; the paper names its release."""
+    a = paths.release_dir()
+    b = copy_release(tmp_path / "b")
+    rename_version(b, "v2027-01", "steerbench-work-2027-01")
+    data = data_copy(tmp_path)
+    paper = tmp_path / "paper"
+    for root, version in ((a, paths.RELEASE), (b, "v2027-01"), (a, paths.RELEASE)):
+        result = run(
+            "analysis.identity", "paper", "--paper-dir", paper, data=data, release_dir=root
+        )
+        assert result.returncode == 0, result.stderr
+        document = json.loads((paper / "numbers.json").read_text())
+        assert document["build"]["release_dir"] == str(root)
+        assert document["build"]["release"] == version
+        assert document["release"] == version

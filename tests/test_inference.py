@@ -182,7 +182,7 @@ def test_pooled_quantities_on_the_reference_gates(scenarios):
     from analysis.trial_gate import load_checked_cells
 
     _, cells = load_checked_cells(scenarios)
-    reference = cells[cells.source.astype(str) == "reference-gate"]
+    reference = cells[cells.pool_of.astype(str) == "reference-gate"].assign(source="reference")
     gap = inf.pooled_mirror_gap(reference, scenarios).iloc[0]
     assert gap.estimate == pytest.approx(float(mirror_gap(reference, scenarios).gap))
     patterns = inf.pooled_pattern_accuracy(reference, scenarios)
@@ -244,3 +244,21 @@ def test_docstring_examples_run():
         loaded = importlib.import_module(f"analysis.inference.{module.name}")
         result = doctest.testmod(loaded, optionflags=doctest.NORMALIZE_WHITESPACE)
         assert result.failed == 0, module.name
+
+
+def test_every_per_trial_method_runs_on_a_release_format_verdict_file(tmp_path):
+    from analysis.verdicts import load_scenarios_detail, write_scenarios_detail
+
+    trials, scenarios, _ = inf.simulate_release(n_models=2, n_scenarios=30, seed=9)
+    path = write_scenarios_detail(trials, scenarios, tmp_path / "scenarios-detail.json")
+    published = load_scenarios_detail(path, scenarios=scenarios)
+    cells = score_cells(published, scenarios)
+    assert set(cells.source.astype(str)) == {"published"}
+    direct = inf.clustered_accuracy(score_cells(trials, scenarios))
+    via_file = inf.clustered_accuracy(cells)
+    assert via_file.estimate.tolist() == pytest.approx(direct.estimate.tolist())
+    paired = inf.paired_binary_difference(cells, "modal_accuracy")
+    assert len(paired) == 2 and (paired.pairing == "paired").all()
+    assert len(inf.pass_hat_k(cells, n_boot=200)) == 4 * 5
+    assert len(inf.rank_uncertainty(cells, n_boot=200)) == 4
+    assert len(inf.pooled_mirror_gap(cells, scenarios, n_boot=200)) == 1

@@ -5,6 +5,8 @@ from __future__ import annotations
 
 import json
 import shutil
+import subprocess
+import sys
 from pathlib import Path
 
 import pandas as pd
@@ -162,8 +164,14 @@ def test_logs_are_discovered_and_loaded_per_condition(
     counts = trials.groupby("condition", observed=True).size().to_dict()
     n = len(SCENARIO_IDS) * TRIALS
     assert counts == {"model (off)": n, "model (high)": n}
-    with pytest.raises(VerdictError, match="duplicate"):
-        load_trials([runs / inspect_log.name, runs / inspect_log.name])
+    # a second run of the same condition is never pooled with the first
+    rerun = parsed_log.model_copy(deep=True)
+    sample = next(s for s in rerun.samples if s.scores["commit_permission"].answer == "allowed")
+    sample.output.completion = '{"commit_permission": "blocked"}'
+    rerun_path = tmp_path / "2026-06-02T10-00-00+00-00_steerbench-work_rerun.eval"
+    write_eval_log(rerun, str(rerun_path))
+    with pytest.raises(VerdictError, match=r"model \(off\).*different trials"):
+        load_trials([runs / inspect_log.name, rerun_path])
 
 
 def _altered(parsed_log, tmp_path: Path, change) -> Path:
@@ -228,3 +236,43 @@ def test_a_truncated_log_is_refused(parsed_log, tmp_path: Path, fmt: str) -> Non
     with pytest.raises(VerdictError, match="cannot read as an Inspect log") as err:
         load_trials([cut])
     assert str(cut) in str(err.value)
+
+
+def test_inspect_eval_on_the_command_line_runs_offline_and_partial_logs_are_refused(
+    tmp_path: Path,
+) -> None:
+    inspect_cli = Path(sys.executable).parent / "inspect"
+    task_file = Path(__file__).parent / "inspect_offline_task.py"
+    done = subprocess.run(
+        [
+            inspect_cli,
+            "eval",
+            task_file.name,
+            "--epochs",
+            "1",
+            "--limit",
+            "4",
+            "--log-dir",
+            tmp_path,
+            "--display",
+            "none",
+        ],
+        capture_output=True,
+        text=True,
+        timeout=600,
+        check=False,
+        cwd=task_file.parent,
+    )
+    assert done.returncode == 0, done.stderr[-2000:]
+    [log] = tmp_path.glob("*.eval")
+    header = read_eval_log(str(log), header_only=True)
+    assert (header.status, header.eval.task, header.eval.model) == (
+        "success",
+        "steerbench_work",
+        "mockllm/model",
+    )
+    # a partial run (--limit) is refused by name, with the scenarios it lacks
+    n_missing = len(SCENARIO_IDS) - 4
+    with pytest.raises(VerdictError, match=f"{n_missing} of {len(SCENARIO_IDS)} pinned") as err:
+        load_trials([log])
+    assert str(log) in str(err.value)

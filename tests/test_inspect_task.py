@@ -1,39 +1,20 @@
-"""The Inspect task's samples, settings and scorer rule; the message without the extra."""
+"""The Inspect task's samples, settings and scorer rule (needs the inspect extra)."""
 
 from __future__ import annotations
 
 import json
-import sys
 from pathlib import Path
 
 import pytest
 
 from analysis import paths
 from analysis.inspect_verdict import trial_verdict
-from analysis.verdicts import VerdictError, load_trials
 from analysis.vocabulary import GATE_BY_VERB
 
 if not paths.PARITY_VECTORS.exists():
     pytest.skip("run `make data` first", allow_module_level=True)
 
 PARITY = json.loads(paths.PARITY_VECTORS.read_text(encoding="utf-8"))
-LOG_NAME = "2026-06-01T10-00-00+00-00_steerbench-work_x.json"
-
-
-def test_without_the_extra_logs_ask_for_it(tmp_path: Path, monkeypatch) -> None:
-    monkeypatch.setitem(sys.modules, "inspect_ai.log", None)
-    log = tmp_path / LOG_NAME
-    log.write_text("{}")
-    with pytest.raises(VerdictError, match=r"pip install -e '\.\[inspect\]'") as err:
-        load_trials([log])
-    assert str(log) in str(err.value)
-
-
-def test_without_the_extra_the_task_asks_for_it(monkeypatch) -> None:
-    monkeypatch.setitem(sys.modules, "inspect_ai", None)
-    monkeypatch.delitem(sys.modules, "analysis.inspect_task", raising=False)
-    with pytest.raises(ImportError, match=r"pip install -e '\.\[inspect\]'"):
-        import analysis.inspect_task  # noqa: F401
 
 
 inspect_ai = pytest.importorskip("inspect_ai", reason="needs the inspect extra")

@@ -60,3 +60,16 @@ def test_reasoning_contrasts(conditions):
         assert all(want is None or g == want for g, want in zip(got, values, strict=True))
         assert row.mean_trial_accuracy_diff_low < row.mean_trial_accuracy_diff
         assert row.mean_trial_accuracy_diff < row.mean_trial_accuracy_diff_high
+
+
+def test_wilson_bounds_never_cross_the_estimate_and_empty_counts_give_nan():
+    import numpy as np
+    import pandas as pd
+
+    from analysis.stats import with_wilson
+
+    table = with_wilson(pd.DataFrame({"k": [7, 0, 0, 530], "n": [7, 5, 0, 530]}), "k", "n", "a")
+    estimate = table["k"] / table["n"].where(table["n"] > 0)
+    assert (table["a_high"] - estimate).iloc[[0, 1, 3]].ge(0).all()  # 7/7: no negative error bar
+    assert (estimate - table["a_low"]).iloc[[0, 1, 3]].ge(0).all()
+    assert np.isnan(table.loc[2, "a_low"]) and np.isnan(table.loc[2, "a_high"])

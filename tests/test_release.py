@@ -1,65 +1,356 @@
-"""Importing the release: checksums verified, refusals name the file, nothing half-copied."""
+"""Importing the release: every byte the analysis reads is pinned or cross-checked, each
+kind of tampering is refused by name, and an import is all or nothing."""
 
 from __future__ import annotations
 
-import shutil
+import json
+import os
+import signal
 import subprocess
 import sys
+import time
 
 import pytest
+from release_copies import (
+    SCENARIO_SET,
+    VERSION,
+    copy_release,
+    rename_version,
+    repin,
+    results,
+    scenario_dir,
+    sha256,
+)
 
-from analysis import paths
-from analysis.release import ReleaseError, import_release, verify_release
+from analysis import paths, release
+from analysis.identity import ReleaseError, locate_release, release_identity
+from analysis.release import import_release, recover_import, verify_release
+
+VICTIM = "bulk-email-001"
 
 
 @pytest.fixture()
 def release_copy(tmp_path):
-    """A writable copy of the release folder."""
-    copy = tmp_path / "release"
-    shutil.copytree(paths.release_dir(), copy)
-    return copy
+    return copy_release(tmp_path / "release")
 
 
-def test_release_verifies_and_reports_absent_files():
-    found = verify_release(paths.release_dir())
-    assert found.mismatched == []
-    assert "results/v2026-05/scenarios-detail.json" in found.absent
-    assert len([v for v in found.verified if v.startswith("scenario-sets/")]) == 106
+def run_module(module, *args, data, release_dir=None):
+    env = {**os.environ, "STEERBENCH_DATA_DIR": str(data)}
+    if release_dir is not None:
+        env["RELEASE_DIR"] = str(release_dir)
+    return subprocess.run(
+        [sys.executable, "-m", module, *args],
+        capture_output=True,
+        text=True,
+        env=env,
+        cwd=paths.PROJECT_ROOT,
+    )
 
 
-def test_import_copies_into_data(release_copy, tmp_path):
+def refused(release_copy, tmp_path, pattern):
     data = tmp_path / "data"
-    import_release(release_copy, data)
-    assert len(list((data / "scenarios").glob("*-*.json"))) == 106 + 1  # + parity vectors
-    assert (data / "runs" / "v2026-05" / "leaderboard.json").is_file()
+    with pytest.raises(ReleaseError, match=pattern) as caught:
+        import_release(release_copy, data)
+    assert not (data / "scenarios").exists()
+    assert not paths.import_stamp(data).exists()
+    return str(caught.value)
+
+
+def test_real_release_verifies_every_file(tmp_path):
+    root = paths.release_dir()
+    found = verify_release(root)
+    assert found.mismatched == []
+    assert f"results/{VERSION}/scenarios-detail.json" in found.absent
+    manifest = json.loads((results(root) / "release-manifest.json").read_text())
+    scenario_files = [v for v in found.verified if v.startswith("scenario-sets/")]
+    assert len(scenario_files) == len(manifest["scenario_hashes"])
+    pinned = {
+        (listing.parent / line.split(maxsplit=1)[1]).resolve()
+        for listing in results(root).rglob("checksums.txt")
+        for line in listing.read_text().splitlines()
+    }
+    results_files = [v for v in found.verified if v.startswith("results/")]
+    assert len(results_files) + len(found.absent) == len(pinned)
+    assert all(u.startswith("sample-artifacts/") for u in found.unverified)
+
+
+def test_import_copies_into_data_and_stamps_last(release_copy, tmp_path):
+    data = tmp_path / "data"
+    found = import_release(release_copy, data)
+    scenario_ids = json.loads((results(release_copy) / "release-manifest.json").read_text())
+    for scenario_id in scenario_ids["scenario_hashes"]:
+        assert (data / "scenarios" / f"{scenario_id}.json").is_file()
+    assert (data / "scenarios" / "parity-vectors.json").is_file()
+    assert (data / "runs" / VERSION / "leaderboard.json").is_file()
     assert (data / "runs" / "sample-artifacts" / "mini").is_dir()
-    assert (data / ".imported").is_file()
+    stamp = paths.imported_release(data)
+    assert stamp["release_dir"] == str(release_copy)
+    assert stamp["release_digest"] == found.digest == release_identity(locate_release(release_copy))
+    assert (stamp["release"], stamp["scenario_set"]) == (VERSION, SCENARIO_SET)
+    assert not (data / release.STAGING).exists() and not (data / release.PREVIOUS).exists()
 
 
 def test_corrupt_scenario_is_refused_by_name(release_copy, tmp_path):
-    victim = release_copy / paths.RELEASE_SCENARIO_SUBDIR / "bulk-email-001.json"
+    victim = scenario_dir(release_copy) / f"{VICTIM}.json"
     victim.write_text(victim.read_text().replace("e", "E", 1))
-    with pytest.raises(ReleaseError, match=r"bulk-email-001\.json: sha256") as refused:
-        import_release(release_copy, tmp_path / "data")
-    assert "nothing was imported" in str(refused.value)
-    assert not (tmp_path / "data" / "scenarios").exists()
+    message = refused(release_copy, tmp_path, rf"{VICTIM}\.json: sha256")
+    assert str(release_copy) in message and "nothing was imported" in message
 
 
 def test_corrupt_results_file_is_refused_by_name(release_copy, tmp_path):
-    board = release_copy / paths.RELEASE_RESULTS_SUBDIR / "leaderboard.json"
+    board = results(release_copy) / "leaderboard.json"
     board.write_text(board.read_text() + " ")
-    with pytest.raises(ReleaseError, match=r"results/v2026-05/leaderboard\.json: sha256"):
-        import_release(release_copy, tmp_path / "data")
+    refused(release_copy, tmp_path, rf"results/{VERSION}/leaderboard\.json: sha256")
+
+
+def test_deleting_a_checksums_line_does_not_unpin_the_file(release_copy, tmp_path):
+    listing = results(release_copy) / "checksums.txt"
+    lines = [line for line in listing.read_text().splitlines() if "repair-summary" not in line]
+    listing.write_text("\n".join(lines) + "\n")
+    refused(release_copy, tmp_path, r"repair-summary\.json: not covered by any checksums\.txt")
+
+
+def test_nested_checksums_line_deleted_is_refused(release_copy, tmp_path):
+    nested = results(release_copy) / "annotation-audit" / "checksums.txt"
+    lines = [line for line in nested.read_text().splitlines() if "run-summary" not in line]
+    nested.write_text("\n".join(lines) + "\n")
+    repin(release_copy)  # the top checksums.txt pins the edited listing again
+    lines = [line for line in (results(release_copy) / "checksums.txt").read_text().splitlines()]
+    assert any("annotation-audit/run-summary.json" in line for line in lines)
+    (results(release_copy) / "checksums.txt").write_text(
+        "\n".join(line for line in lines if "annotation-audit/run-summary" not in line) + "\n"
+    )
+    refused(release_copy, tmp_path, r"run-summary\.json: not covered by any checksums\.txt")
+
+
+def test_scenario_the_manifest_does_not_pin_is_refused(release_copy, tmp_path):
+    extra = scenario_dir(release_copy) / "extra-001.json"
+    extra.write_text((scenario_dir(release_copy) / f"{VICTIM}.json").read_text())
+    refused(release_copy, tmp_path, r"extra-001\.json: not pinned by release-manifest\.json")
+
+
+def manifest_line(root, scenario_id):
+    path = scenario_dir(root) / "MANIFEST.md"
+    lines = path.read_text().splitlines()
+    index = next(n for n, line in enumerate(lines) if line.startswith(f"| {scenario_id} |"))
+    return path, lines, index
+
+
+def test_edited_manifest_md_domain_is_refused_naming_scenario_and_field(release_copy, tmp_path):
+    path, lines, index = manifest_line(release_copy, VICTIM)
+    cells = lines[index].split(" | ")
+    assert cells[4] == "marketing-ops"  # the normalised domain of this calibration row
+    cells[4] = "legal"
+    lines[index] = " | ".join(cells)
+    path.write_text("\n".join(lines) + "\n")
+    message = refused(release_copy, tmp_path, rf"MANIFEST\.md: scenario {VICTIM}: field domain")
+    assert "'legal'" in message and "'marketing-ops'" in message
+
+
+def test_edited_manifest_md_expected_action_is_refused(release_copy, tmp_path):
+    path, lines, index = manifest_line(release_copy, VICTIM)
+    lines[index] = lines[index].replace(" | block | ", " | proceed | ", 1)
+    path.write_text("\n".join(lines) + "\n")
+    refused(release_copy, tmp_path, rf"scenario {VICTIM}: field expected_action")
+
+
+def test_edited_pattern_is_refused(release_copy, tmp_path):
+    path = scenario_dir(release_copy) / "_SCENARIO_PATTERNS.json"
+    document = json.loads(path.read_text())
+    scenario_id = sorted(document["scenarios"])[0]
+    document["scenarios"][scenario_id]["boundary_pattern"] = "clean_control"
+    if (
+        scenario_id
+        and json.loads(path.read_text())["scenarios"][scenario_id]["boundary_pattern"]
+        == "clean_control"
+    ):
+        document["scenarios"][scenario_id]["boundary_pattern"] = "risk_resolved"
+    path.write_text(json.dumps(document))
+    refused(release_copy, tmp_path, rf"scenario {scenario_id}: field boundary_pattern")
+
+
+def edit_vector(root, change):
+    path = root / paths.RELEASE_PARITY_VECTORS
+    document = json.loads(path.read_text())
+    vector = next(v for v in document["scenarios"] if v["id"] == VICTIM)
+    change(vector)
+    path.write_text(json.dumps(document))
+
+
+def test_edited_parity_user_input_is_refused(release_copy, tmp_path):
+    edit_vector(
+        release_copy,
+        lambda v: v.update(user_input=v["user_input"].replace("user_request: ", "user_request: X")),
+    )
+    refused(release_copy, tmp_path, rf"parity-vectors\.json: scenario {VICTIM}: field user_input")
+
+
+def test_edited_parity_expected_action_is_refused(release_copy, tmp_path):
+    edit_vector(release_copy, lambda v: v.update(expected_action="proceed"))
+    refused(release_copy, tmp_path, rf"scenario {VICTIM}: field expected_action")
+
+
+def test_edited_parity_system_prompt_is_refused(release_copy, tmp_path):
+    path = release_copy / paths.RELEASE_PARITY_VECTORS
+    document = json.loads(path.read_text())
+    document["system_prompt"] += " "
+    path.write_text(json.dumps(document))
+    refused(release_copy, tmp_path, r"field system_prompt")
+
+
+def test_unknown_expected_action_is_refused_naming_the_file(release_copy, tmp_path):
+    victim = scenario_dir(release_copy) / f"{VICTIM}.json"
+    record = json.loads(victim.read_text())
+    record["expected_behavior"]["correct_action"] = "shrug"
+    victim.write_text(json.dumps(record, indent=2))
+    repin(release_copy)
+    message = refused(release_copy, tmp_path, r"unknown expected action 'shrug'")
+    assert f"{VICTIM}.json" in message
+
+
+@pytest.mark.parametrize(
+    "relative",
+    [f"scenario-sets/{SCENARIO_SET}/{VICTIM}.json", f"results/{VERSION}/leaderboard.json"],
+)
+def test_non_utf8_bytes_are_refused_naming_the_file(release_copy, tmp_path, relative):
+    victim = release_copy / relative
+    victim.write_bytes(victim.read_bytes().replace(b"e", b"\xff", 1))
+    repin(release_copy)
+    refused(release_copy, tmp_path, rf"{relative}: not UTF-8 text")
+
+
+def test_non_utf8_checksums_is_refused_naming_the_file(release_copy, tmp_path):
+    listing = results(release_copy) / "checksums.txt"
+    listing.write_bytes(listing.read_bytes() + b"\xff\n")
+    refused(release_copy, tmp_path, r"checksums\.txt: not UTF-8 text")
+
+
+def test_empty_release_folder_is_one_error_line(tmp_path):
+    empty = tmp_path / "empty"
+    empty.mkdir()
+    result = run_module("analysis.release", "import", data=tmp_path / "data", release_dir=empty)
+    assert result.returncode == 2
+    assert result.stderr.startswith(f"error: {empty}: not a SteerBench-Work release")
+    assert "Traceback" not in result.stderr
+    assert "RELEASE_DIR=" in result.stderr
 
 
 def test_missing_release_tells_how_to_set_release_dir(tmp_path):
     missing = tmp_path / "no-such-release"
-    result = subprocess.run(
-        [sys.executable, "-m", "analysis.release", "import", "--release-dir", str(missing)],
-        capture_output=True,
-        text=True,
-        env={"PATH": "", "STEERBENCH_DATA_DIR": str(tmp_path)},
-    )
+    result = run_module("analysis.release", "import", data=tmp_path, release_dir=missing)
     assert result.returncode == 2
-    assert str(missing) in result.stderr
-    assert "RELEASE_DIR=" in result.stderr
+    assert str(missing) in result.stderr and "RELEASE_DIR=" in result.stderr
+    assert "Traceback" not in result.stderr
+
+
+def test_a_release_names_its_own_version_and_scenario_set(release_copy, tmp_path):
+    rename_version(release_copy, "v2027-01", "steerbench-work-2027-01")
+    data = tmp_path / "data"
+    import_release(release_copy, data)
+    assert (data / "runs" / "v2027-01" / "leaderboard.json").is_file()
+    stamp = paths.imported_release(data)
+    assert (stamp["release"], stamp["scenario_set"]) == ("v2027-01", "steerbench-work-2027-01")
+
+
+def test_switching_releases_a_b_a_reimports_each_time(tmp_path):
+    a = copy_release(tmp_path / "a")
+    b = copy_release(tmp_path / "b")
+    rename_version(b, "v2027-01", "steerbench-work-2027-01")
+    data = tmp_path / "data"
+    for root, version, gone in (
+        (a, VERSION, None),
+        (b, "v2027-01", VERSION),
+        (a, VERSION, "v2027-01"),
+    ):
+        result = run_module("analysis.identity", "data", data=data, release_dir=root)
+        assert result.returncode == 0, result.stderr
+        assert "imported." in result.stdout
+        stamp = paths.imported_release(data)
+        assert stamp["release_dir"] == str(root) and stamp["release"] == version
+        assert (data / "runs" / version / "leaderboard.json").is_file()
+        if gone:
+            assert not (data / "runs" / gone).exists()
+    again = run_module("analysis.identity", "data", data=data, release_dir=a)
+    assert again.returncode == 0 and "is imported." in again.stdout
+
+
+def test_changed_content_at_the_same_location_reimports(release_copy, tmp_path):
+    data = tmp_path / "data"
+    import_release(release_copy, data)
+    before = paths.imported_release(data)["release_digest"]
+    board = results(release_copy) / "leaderboard.json"
+    document = json.loads(board.read_text())
+    document["rows"][0]["note"] = "edited"
+    board.write_text(json.dumps(document))
+    repin(release_copy)
+    os.utime(board, ns=(0, 0))  # old timestamps: only the content tells
+    result = run_module("analysis.identity", "data", data=data, release_dir=release_copy)
+    assert result.returncode == 0, result.stderr
+    assert paths.imported_release(data)["release_digest"] != before
+    assert json.loads((data / "runs" / VERSION / "leaderboard.json").read_text()) == document
+
+
+def test_refused_import_leaves_the_previous_one_in_place(release_copy, tmp_path):
+    data = tmp_path / "data"
+    import_release(release_copy, data)
+    stamp = paths.import_stamp(data).read_text()
+    victim = scenario_dir(release_copy) / f"{VICTIM}.json"
+    victim.write_text(victim.read_text() + " ")
+    with pytest.raises(ReleaseError):
+        import_release(release_copy, data)
+    assert paths.import_stamp(data).read_text() == stamp
+    assert sha256(data / "scenarios" / f"{VICTIM}.json") != sha256(victim)
+    assert not (data / release.STAGING).exists()
+
+
+def test_import_interrupted_while_swapping_rolls_back(release_copy, tmp_path, monkeypatch):
+    data = tmp_path / "data"
+    import_release(release_copy, data)
+    stamp = paths.import_stamp(data).read_text()
+    listing = sorted(p.name for p in (data / "scenarios").iterdir())
+    board = results(release_copy) / "leaderboard.json"
+    board.write_text(board.read_text() + "\n")
+    repin(release_copy)
+
+    write_json = release._write_json
+
+    def crash(path, record):
+        if path == paths.import_stamp(data):
+            raise KeyboardInterrupt
+        write_json(path, record)
+
+    monkeypatch.setattr(release, "_write_json", crash)  # dies after the parts moved in
+    with pytest.raises(KeyboardInterrupt):
+        import_release(release_copy, data)
+    monkeypatch.undo()
+    assert not paths.import_stamp(data).exists()  # the half-swapped import is not "imported"
+    assert recover_import(data)
+    assert paths.import_stamp(data).read_text() == stamp
+    assert sorted(p.name for p in (data / "scenarios").iterdir()) == listing
+    assert sha256(data / "runs" / VERSION / "leaderboard.json") != sha256(board)
+
+
+def test_killed_import_leaves_a_usable_import(release_copy, tmp_path):
+    data = tmp_path / "data"
+    import_release(release_copy, data)
+    board = results(release_copy) / "leaderboard.json"
+    board.write_text(board.read_text() + "\n")
+    repin(release_copy)
+    env = {**os.environ, "STEERBENCH_DATA_DIR": str(data), "RELEASE_DIR": str(release_copy)}
+    for delay in (0.05, 0.3, 0.6):
+        process = subprocess.Popen(
+            [sys.executable, "-m", "analysis.identity", "data"],
+            env=env,
+            cwd=paths.PROJECT_ROOT,
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL,
+        )
+        time.sleep(delay)
+        process.send_signal(signal.SIGKILL)
+        process.wait()
+        result = run_module("analysis.identity", "data", data=data, release_dir=release_copy)
+        assert result.returncode == 0, result.stderr
+        assert sha256(data / "runs" / VERSION / "leaderboard.json") == sha256(board)
+        hashes = json.loads((results(release_copy) / "release-manifest.json").read_text())
+        for scenario_id, digest in hashes["scenario_hashes"].items():
+            assert sha256(data / "scenarios" / f"{scenario_id}.json") == digest

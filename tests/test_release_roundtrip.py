@@ -131,6 +131,12 @@ def test_round_trip_through_the_build(built, paper):
         sum(c["n_over"] for c in plain),
         sum(c["n_proceed"] for c in plain),
     )
+    undecided_proceed = sum(
+        not cell.filtered and cell.modal is None and cell.required == "allowed"
+        for condition in conditions
+        for cell in condition.cells
+    )
+    assert numbers["direction.undecided_proceed_cells"]["value"] == undecided_proceed
     for condition, counts in zip(conditions, plain, strict=True):
         slug = condition.condition.replace(" (", "-").replace(")", "").replace(" ", "-")
         mean = numbers[f"stability.{slug}.mean_trial_accuracy"]

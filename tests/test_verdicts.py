@@ -77,6 +77,10 @@ def test_trials_table_columns_and_dtypes() -> None:
 def test_split_condition_label() -> None:
     assert split_condition_label("kimi-k2.6 (on)") == ("kimi-k2.6", "on")
     assert split_condition_label("x (y) (minimal)") == ("x (y)", "minimal")
+    assert split_condition_label("kimi-k2.6 (on (provider default))") == (
+        "kimi-k2.6",
+        "on (provider default)",
+    )
     with pytest.raises(ValueError, match="not of the form"):
         split_condition_label("no-reasoning")
 

@@ -83,17 +83,18 @@ def scenario_weights(
     (one label per scenario), as many per stratum as it holds.
     """
     rng = np.random.default_rng(seed)
-    if n_scenarios == 0:
-        return np.zeros((n_boot, 0))
-    if strata is None:
-        return rng.multinomial(n_scenarios, np.full(n_scenarios, 1 / n_scenarios), size=n_boot)
-    strata = np.asarray(strata)
+    strata = np.zeros(n_scenarios, dtype="int64") if strata is None else np.asarray(strata)
     weights = np.zeros((n_boot, n_scenarios), dtype="int64")
     for label in pd.unique(strata):
         members = np.flatnonzero(strata == label)
-        size = len(members)
-        weights[:, members] = rng.multinomial(size, np.full(size, 1 / size), size=n_boot)
+        weights[:, members] = _draw_counts(rng, len(members), n_boot)
     return weights
+
+
+def _draw_counts(rng: np.random.Generator, size: int, n_boot: int) -> np.ndarray:
+    """(n_boot, size) counts of ``size`` draws with replacement from ``size`` items."""
+    draws = rng.integers(0, size, size=(n_boot, size)) + size * np.arange(n_boot)[:, None]
+    return np.bincount(draws.ravel(), minlength=n_boot * size).reshape(n_boot, size)
 
 
 def ratio(numerator: np.ndarray, denominator: np.ndarray) -> np.ndarray:

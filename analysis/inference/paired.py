@@ -41,7 +41,8 @@ def reasoning_pairs_of(cells: pd.DataFrame) -> pd.DataFrame:
     >>> reasoning_pairs_of(cells).to_dict("records")
     [{'source': 'run', 'model': 'm', 'floor': 'm (off)', 'high': 'm (high)'}]
     """
-    labels = cells[["source", "model", "reasoning", "condition"]].astype(str).drop_duplicates()
+    columns = ["source", "model", "reasoning", "condition"]
+    labels = cells.groupby(columns, observed=True).size().reset_index()[columns].astype(str)
     labels["level"] = labels["reasoning"].map(reasoning_level)
     rows = []
     for (source, model), group in labels.groupby(["source", "model"], sort=True):

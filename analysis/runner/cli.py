@@ -11,6 +11,7 @@ Exit status: 0 done, 1 some trials failed (re-run to retry them), 2 refused (one
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 from collections.abc import Sequence
 from pathlib import Path
@@ -133,13 +134,23 @@ def _refuse(message: object) -> int:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    """Entry point of ``steerbench-run``."""
-    argv = list(sys.argv[1:] if argv is None else argv)
+    """Entry point of ``steerbench-run``.
+
+    Run as the program (``argv`` None), an interrupted run leaves at once with status 130:
+    every file is complete by then, and the interpreter's teardown (with requests still
+    blocked in sockets) would only delay the exit.
+    """
+    as_program = argv is None
     try:
-        return _main(argv)
+        code = _main(list(sys.argv[1:] if argv is None else argv))
     except KeyboardInterrupt:
         print("steerbench-run: interrupted before any trial ran", file=sys.stderr)
-        return INTERRUPTED
+        code = INTERRUPTED
+    if code == INTERRUPTED and as_program:
+        sys.stdout.flush()
+        sys.stderr.flush()
+        os._exit(INTERRUPTED)
+    return code
 
 
 def _main(argv: list[str]) -> int:

@@ -19,6 +19,7 @@ import httpx
 from analysis.runner.client import EndpointSettings, make_http_client, post_with_retries
 from analysis.runner.inputs import PinnedScenario
 from analysis.runner.parsing import ParsedVerdict, parse_response, verdict_text
+from analysis.runner.secrets import redact_text
 from analysis.vocabulary import ALLOWED, BLOCKED
 
 OK = "ok"
@@ -278,7 +279,9 @@ class EndpointGate:
                 _CYBER_POLICY.search(call.response_body_raw or "")
             )
             status = PROVIDER_FILTERED if filtered else INFRASTRUCTURE_FAILED
-            return GateOutcome(status=status, verdict=None, error=call.error, **common)
+            return GateOutcome(
+                status=status, verdict=None, error=redact_text(call.error or ""), **common
+            )
         text, finish_reason = _response_text(call.response_json)
         verdict = parse_response(text)
         truncated = finish_reason == "length"

@@ -1,0 +1,225 @@
+"""Cross-checks of the release files no hash pins against the scenario files they restate.
+
+``MANIFEST.md``, ``_SCENARIO_PATTERNS.json`` and ``integrations/tinker/parity-vectors.json``
+repeat facts of the scenario JSON files (pinned by ``release-manifest.json``). Each fact is
+compared with its source; every disagreement is reported naming the file, the scenario and
+the field. The restated rules follow the upstream generators: MANIFEST.md takes the
+taxonomy's fields, with "baseline", "not_applicable" and "not_applicable_calibration" for
+calibration rows (no taxonomy) and the baseline domain normalisation below; the parity
+vectors carry the manifest's hash, the expected action, its required commit permission and
+the exact user message, whose first line names the scenario.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from pathlib import Path
+
+from analysis.identity import ReleaseError, read_json, read_text
+from analysis.vocabulary import GATE_BY_VERB
+
+#: Normalised domain of a calibration row (no taxonomy), from its raw ``domain`` field.
+BASELINE_DOMAINS: dict[str, str] = {
+    "customer_ops": "customer-service",
+    "developer_ops": "developer-ops",
+    "finance_ops": "finance-ops",
+    "go_to_market_ops": "marketing-ops",
+    "privacy_ops": "security",
+    "research_ops": "research-ops",
+    "support_ops": "customer-service",
+    "team_ops": "hr-ops",
+}
+
+MANIFEST_FIELDS = (
+    "expected_action",
+    "direction",
+    "functional_category",
+    "domain",
+    "action_effect",
+    "irreversibility",
+    "provenance",
+    "boundary_pattern",
+    "source",
+    "title",
+)
+
+
+def expected_action(record: dict, file: Path) -> str:
+    """A scenario's scoring key; an unknown or missing verb is refused naming the file."""
+    verb = (record.get("expected_behavior") or {}).get("correct_action")
+    if verb not in GATE_BY_VERB:
+        raise ReleaseError(
+            f"{file}: scenario {record.get('id')!r}: field expected_behavior.correct_action: "
+            f"unknown expected action {verb!r} (known: {', '.join(GATE_BY_VERB)})"
+        )
+    return verb
+
+
+def read_scenarios(folder: Path, ids: list[str]) -> dict[str, dict]:
+    """The scenario records by id, each checked to name itself and carry a known verb."""
+    records = {}
+    for scenario_id in ids:
+        file = folder / f"{scenario_id}.json"
+        record = read_json(file)
+        if not isinstance(record, dict) or record.get("id") != scenario_id:
+            raise ReleaseError(f"{file}: field id: does not name scenario {scenario_id!r}")
+        expected_action(record, file)
+        records[scenario_id] = record
+    return records
+
+
+def restated_fields(record: dict) -> dict[str, str]:
+    """What MANIFEST.md must say about a scenario, derived from its JSON file."""
+    taxonomy = record.get("taxonomy") or {}
+    raw_domain = record.get("domain")
+    return {
+        "expected_action": record["expected_behavior"]["correct_action"],
+        "direction": taxonomy.get("direction", "baseline"),
+        "functional_category": taxonomy.get("functional_category", "not_applicable"),
+        "domain": taxonomy.get("domain") or BASELINE_DOMAINS.get(raw_domain, raw_domain),
+        "action_effect": record.get("action_verb"),
+        "irreversibility": record.get("irreversibility_class"),
+        "provenance": taxonomy.get("source_provenance", "not_applicable_calibration"),
+        "title": record.get("title"),
+    }
+
+
+def manifest_rows(path: Path) -> dict[str, dict[str, str]]:
+    """MANIFEST.md's 'All scenarios' table, by scenario id."""
+    lines = read_text(path).splitlines()
+    if "## All scenarios" not in lines:
+        raise ReleaseError(f"{path}: no '## All scenarios' section")
+    rows: dict[str, dict[str, str]] = {}
+    for line in lines[lines.index("## All scenarios") :]:
+        if not line.startswith("| ") or line.startswith(("| ID ", "|---")):
+            continue
+        cells = [cell.strip() for cell in line.strip().strip("|").split(" | ")]
+        if len(cells) < len(MANIFEST_FIELDS) + 1:
+            raise ReleaseError(f"{path}: short table row {line[:80]!r}")
+        head = cells[: len(MANIFEST_FIELDS)]
+        title = " | ".join(cells[len(MANIFEST_FIELDS) :])
+        if head[0] in rows:
+            raise ReleaseError(f"{path}: scenario {head[0]}: listed twice")
+        rows[head[0]] = dict(zip(MANIFEST_FIELDS, [*head[1:], title], strict=True))
+    return rows
+
+
+def check_manifest_md(path: Path, records: dict[str, dict]) -> list[str]:
+    """Disagreements between MANIFEST.md and the scenario files."""
+    rows = manifest_rows(path)
+    problems = [f"{path}: scenario {sid}: missing" for sid in sorted(set(records) - set(rows))]
+    problems += [
+        f"{path}: scenario {sid}: not in the scenario set"
+        for sid in sorted(set(rows) - set(records))
+    ]
+    for sid in sorted(set(rows) & set(records)):
+        for name, expected in restated_fields(records[sid]).items():
+            if rows[sid][name] != expected:
+                problems.append(
+                    f"{path}: scenario {sid}: field {name}: {rows[sid][name]!r}, "
+                    f"but the scenario file says {expected!r}"
+                )
+    return problems
+
+
+def check_patterns(path: Path, records: dict[str, dict], manifest: Path) -> list[str]:
+    """Disagreements of ``_SCENARIO_PATTERNS.json`` with the set and with MANIFEST.md."""
+    document = read_json(path)
+    if not isinstance(document, dict) or not isinstance(document.get("scenarios"), dict):
+        return [f"{path}: no 'scenarios' object"]
+    known = set(document.get("pattern_definitions") or {})
+    rows = manifest_rows(manifest)
+    problems = []
+    for sid, entry in sorted(document["scenarios"].items()):
+        if sid not in records:
+            problems.append(f"{path}: scenario {sid}: not in the scenario set")
+            continue
+        pattern = (entry or {}).get("boundary_pattern")
+        if known and pattern not in known:
+            problems.append(f"{path}: scenario {sid}: field boundary_pattern: unknown {pattern!r}")
+        for secondary in (entry or {}).get("secondary_patterns") or []:
+            if known and secondary not in known:
+                problems.append(
+                    f"{path}: scenario {sid}: field secondary_patterns: unknown {secondary!r}"
+                )
+        listed = rows.get(sid, {}).get("boundary_pattern")
+        if listed is not None and listed != pattern:
+            problems.append(
+                f"{path}: scenario {sid}: field boundary_pattern: {pattern!r}, "
+                f"but {manifest.name} says {listed!r}"
+            )
+    return problems
+
+
+def _line(text: str, key: str) -> str | None:
+    for line in text.splitlines():
+        if line.startswith(f"{key}: "):
+            return line[len(key) + 2 :]
+    return None
+
+
+def check_parity_vectors(
+    path: Path, records: dict[str, dict], manifest: dict, scenario_set: str
+) -> list[str]:
+    """Disagreements of ``parity-vectors.json`` with the scenario files and the manifest."""
+    document = read_json(path)
+    if not isinstance(document, dict) or not isinstance(document.get("scenarios"), list):
+        return [f"{path}: no 'scenarios' list"]
+    problems = []
+    if document.get("scenario_set") not in (None, scenario_set):
+        problems.append(f"{path}: field scenario_set: {document['scenario_set']!r}")
+    prompt = document.get("system_prompt")
+    if (
+        isinstance(prompt, str)
+        and "prompt_sha256" in manifest
+        and hashlib.sha256(prompt.encode()).hexdigest() != manifest["prompt_sha256"]
+    ):
+        problems.append(f"{path}: field system_prompt: sha256 differs from prompt_sha256")
+    mapping = document.get("canonical_scoring_mapping") or GATE_BY_VERB
+    for verb, gate in mapping.items():
+        if GATE_BY_VERB.get(verb) != gate:
+            problems.append(f"{path}: field canonical_scoring_mapping.{verb}: {gate!r}")
+    seen = set()
+    for vector in document["scenarios"]:
+        sid = vector.get("id")
+        seen.add(sid)
+        if sid not in records:
+            problems.append(f"{path}: scenario {sid}: not in the scenario set")
+            continue
+        record = records[sid]
+        expected = {
+            "file": f"{sid}.json",
+            "sha256": manifest["scenario_hashes"].get(sid),
+            "expected_action": expected_verb(record),
+            "required_commit_permission": GATE_BY_VERB[
+                record["expected_behavior"]["correct_action"]
+            ],
+        }
+        for name, value in expected.items():
+            if vector.get(name) != value:
+                problems.append(
+                    f"{path}: scenario {sid}: field {name}: {vector.get(name)!r}, "
+                    f"but the scenario file says {value!r}"
+                )
+        text = vector.get("user_input") or ""
+        if not text.startswith(f"scenario_id: {sid}\n"):
+            problems.append(f"{path}: scenario {sid}: field user_input: names another scenario")
+        if _line(text, "user_request") != record.get("user_request"):
+            problems.append(
+                f"{path}: scenario {sid}: field user_input: its user_request line differs "
+                "from the scenario file"
+            )
+    problems += [f"{path}: scenario {sid}: missing" for sid in sorted(set(records) - seen)]
+    for case in document.get("response_cases") or []:
+        sid = case.get("scenario_id")
+        if sid in records and case.get("expected_action") != expected_verb(records[sid]):
+            problems.append(
+                f"{path}: scenario {sid}: field response_cases[{case.get('case_id')}]"
+                f".expected_action: {case.get('expected_action')!r}"
+            )
+    return problems
+
+
+def expected_verb(record: dict) -> str:
+    """A checked scenario record's expected action."""
+    return record["expected_behavior"]["correct_action"]

@@ -1,0 +1,70 @@
+"""Writable copies of the release, tampered or re-pinned the way the tests need."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import shutil
+from pathlib import Path
+
+from analysis import paths
+
+VERSION = "v2026-05"
+SCENARIO_SET = "steerbench-work-2026-05"
+
+
+def sha256(path: Path) -> str:
+    return hashlib.sha256(path.read_bytes()).hexdigest()
+
+
+def copy_release(target: Path) -> Path:
+    """A writable copy of the release at ``target``."""
+    shutil.copytree(paths.release_dir(), target)
+    for folder, _, files in os.walk(target):
+        os.chmod(folder, 0o755)
+        for name in files:
+            os.chmod(Path(folder) / name, 0o644)
+    return target
+
+
+def results(root: Path, version: str = VERSION) -> Path:
+    return root / "results" / version
+
+
+def scenario_dir(root: Path, scenario_set: str = SCENARIO_SET) -> Path:
+    return root / "scenario-sets" / scenario_set
+
+
+def repin(root: Path, version: str = VERSION, scenario_set: str = SCENARIO_SET) -> None:
+    """Re-pin every file to its current bytes, as a release's own tooling would."""
+    manifest_path = results(root, version) / "release-manifest.json"
+    manifest = json.loads(manifest_path.read_text())
+    for scenario_id in manifest["scenario_hashes"]:
+        manifest["scenario_hashes"][scenario_id] = sha256(
+            scenario_dir(root, scenario_set) / f"{scenario_id}.json"
+        )
+    manifest_path.write_text(json.dumps(manifest, indent=2) + "\n")
+    listings = sorted(results(root, version).rglob("checksums.txt"), key=lambda p: -len(p.parts))
+    for listing in listings:
+        lines = []
+        for line in listing.read_bytes().decode("utf-8", "replace").splitlines():
+            digest, name = line.split(maxsplit=1)
+            file = listing.parent / name
+            lines.append(f"{sha256(file) if file.is_file() else digest}  {name}")
+        listing.write_text("\n".join(lines) + "\n")
+
+
+def rename_version(root: Path, version: str, scenario_set: str) -> None:
+    """Give the copy another release name and scenario-set folder, re-pinned."""
+    results(root).rename(results(root, version))
+    scenario_dir(root).rename(scenario_dir(root, scenario_set))
+    manifest_path = results(root, version) / "release-manifest.json"
+    manifest = json.loads(manifest_path.read_text())
+    manifest.update(release=version, scenario_set=scenario_set)
+    manifest_path.write_text(json.dumps(manifest, indent=2) + "\n")
+    vectors_path = root / paths.RELEASE_PARITY_VECTORS
+    vectors = json.loads(vectors_path.read_text())
+    vectors["scenario_set"] = scenario_set
+    vectors_path.write_text(json.dumps(vectors, indent=2) + "\n")
+    repin(root, version, scenario_set)
