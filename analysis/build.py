@@ -8,8 +8,8 @@ published conditions (leaderboard cross-check) and the per-trial verdicts under
 printing one line per notebook, merges their numbers into ``numbers.json`` with a ``build``
 record (release, git commit, versions, time), renders the HTML report (``index.html``) and
 the PDF (``paper.pdf``), writes the stamp ``.built`` keyed by the digest of every input, and
-replaces ``paper/`` only when every step succeeded. A failing notebook is named with its cell, and its partly
-executed copy is kept in ``paper.failed/``.
+replaces ``paper/`` only when every step succeeded. A failing notebook is named with its
+cell, and its partly executed copy is kept in ``paper.failed/``.
 """
 
 from __future__ import annotations
