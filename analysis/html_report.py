@@ -126,10 +126,11 @@ def identity_html(build: Mapping | None, release: str) -> str:
         ("uncommitted changes", "yes" if build.get("git_dirty") else "no"),
         ("built at", build.get("built_at", "")),
         ("Python", build.get("python", "")),
-        ("packages", ", ".join(f"{k} {v}" for k, v in sorted(packages.items()))),
+        ("packages", ", ".join(f"{k} {v}" for k, v in sorted((packages or {}).items()))),
     ]
     cells = "".join(
-        f"<tr><td>{html.escape(k)}</td><td>{html.escape(str(v))}</td></tr>" for k, v in rows
+        f"<tr><td>{html.escape(k)}</td><td>{html.escape('–' if v is None else str(v))}</td></tr>"
+        for k, v in rows
     )
     return f'<table class="identity">{cells}</table>'
 
