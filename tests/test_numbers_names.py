@@ -61,8 +61,13 @@ def test_names_of_other_sources_go_to_their_namespace():
     )
     assert number_name("patterns", "x", source="reference-gate").startswith("reference.")
     assert number_name("stability", "m (off)", source="run") == "runs.stability.m-off"
+    # A pool of one condition names it once; a named pool of runs goes under runs.
+    assert number_name("severity", "a (off)", "w", source="run: a (off)") == (
+        "runs.severity.a-off.w"
+    )
+    assert number_name("patterns", "x", source="my pool").startswith("runs.patterns.my-pool.")
     with pytest.raises(ValueError, match="unknown verdict source"):
-        number_name("patterns", "x", source="pooled")
+        number_name("patterns", "x", source="pooled: x")
 
 
 @pytest.mark.parametrize(
