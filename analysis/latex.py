@@ -35,8 +35,9 @@ _LATEX_SPECIALS = {
 
 
 def latex_escape(text: object) -> str:
-    """``text`` safe in LaTeX body text: ``\\ & % $ # _ { } ~ ^`` and a few symbols escaped."""
-    return "".join(_LATEX_SPECIALS.get(ch, ch) for ch in str(text))
+    """``text`` safe in LaTeX body text: ``\\ & % $ # _ { } ~ ^`` and a few symbols escaped;
+    a character beyond Latin (which pdflatex cannot set without extra fonts) becomes ``?``."""
+    return "".join(_LATEX_SPECIALS.get(ch, ch if ord(ch) < 0x250 else "?") for ch in str(text))
 
 
 def _width_pt(shown: pd.DataFrame, scale: float, colsep: float) -> float:

@@ -132,7 +132,7 @@ def test_numbers_tex_defines_every_number(built_paper, tmp_path):
     shutil.copy(macros, tmp_path / "numbers.tex")
     body = "\\input{numbers.tex}\n" + "\n\n".join(f"\\sbnum{{{name}}}" for name in numbers)
     compile_tex(tmp_path, body)
-    assert len(re.findall(r"\\csname sbnum@", macros.read_text())) == len(numbers)
+    assert len(re.findall(r"\\def\\csname sbnum@", macros.read_text())) == len(numbers)
 
 
 def test_numbers_tex_escapes_values(tmp_path):
