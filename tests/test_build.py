@@ -397,3 +397,29 @@ def test_make_paper_switches_releases_a_b_a(tmp_path):
         assert document["build"]["release_dir"] == str(root)
         assert document["build"]["release"] == version
         assert document["release"] == version
+
+
+@pytest.mark.slow
+def test_touching_one_notebook_reruns_only_it(tmp_path):
+    folder = tmp_path / "notebooks"
+    folder.mkdir()
+    for name in ("03-direction.ipynb", "09-labels.ipynb"):
+        shutil.copy2(paths.NOTEBOOKS_DIR / name, folder / name)
+    paper = tmp_path / "paper"
+    first = run("analysis.build", "--paper-dir", paper, *sorted(folder.glob("*.ipynb")))
+    assert first.returncode == 0, first.stderr
+    before = json.loads((paper / "numbers.json").read_text())["numbers"]
+    figure = next((paper / "figures").glob("*.png"))
+    touched = folder / "09-labels.ipynb"
+    notebook = nbformat.read(touched, as_version=4)
+    notebook.cells.append(nbformat.v4.new_markdown_cell("An added note."))
+    nbformat.write(notebook, touched)
+    second = run("analysis.build", "--paper-dir", paper, *sorted(folder.glob("*.ipynb")))
+    assert second.returncode == 0, second.stderr
+    lines = {line.split()[0]: line for line in second.stdout.splitlines() if line.startswith("  ")}
+    assert lines["03-direction"].endswith("unchanged")
+    assert lines["09-labels"].endswith("ok")
+    assert json.loads((paper / "numbers.json").read_text())["numbers"] == before
+    assert (paper / "figures" / figure.name).is_file()
+    executed = nbformat.read(paper / "notebooks" / "09-labels.ipynb", as_version=4)
+    assert executed.cells[-1].source == "An added note."
