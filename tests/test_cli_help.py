@@ -37,6 +37,10 @@ ENTRY_POINTS = {
         )
         for script in ("bench_paper.py", "bench_scoring.py")
     },
+    "benchmarks/bench_coverage.py": (
+        [sys.executable, "benchmarks/bench_coverage.py", "--help"],
+        "bench_coverage.py",
+    ),
 }
 
 
