@@ -175,7 +175,7 @@ def test_no_op_is_keyed_by_content_and_fast(paper_dir):
     started = time.perf_counter()
     result = run("analysis.identity", "paper")
     assert result.returncode == 0, result.stderr
-    assert time.perf_counter() - started < 1.0
+    assert time.perf_counter() - started < 2.0  # < 1 s on a quiet machine; headroom when shared
     assert "is up to date" in result.stdout
     assert "Traceback" not in result.stderr
 
