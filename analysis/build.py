@@ -6,10 +6,12 @@ be written, and checks every input before any notebook starts: the scenario tabl
 published conditions (leaderboard cross-check) and the per-trial verdicts under
 ``data/runs``. It then executes ``notebooks/*.ipynb`` with papermill into a staging folder,
 printing one line per notebook, merges their numbers into ``numbers.json`` with a ``build``
-record (release, git commit, versions, time), renders the HTML report (``index.html``) and
-the PDF (``paper.pdf``), writes the stamp ``.built`` keyed by the digest of every input, and
-replaces ``paper/`` only when every step succeeded. A failing notebook is named with its
-cell, and its partly executed copy is kept in ``paper.failed/``.
+record (release, git commit, versions, time), renders the HTML report (``index.html``) and the PDF,
+writes the stamp ``.built`` keyed by the digest of every input, and replaces ``paper/``
+only when every step succeeded. A failing notebook is named with its cell, and its partly
+executed copy is kept in ``paper.failed/``. When only some notebooks changed (nothing else
+they read did), only those run again; the others' outputs are carried over from ``paper/``,
+whose ``.built`` lists each notebook's outputs, and ``numbers/`` keeps each one's numbers.
 """
 
 from __future__ import annotations
@@ -33,8 +35,10 @@ from analysis.identity import (
     ReleaseError,
     build_digest,
     default_notebooks,
+    file_sha256,
     lock_for,
     recover_paper,
+    shared_digest,
 )
 from analysis.lock import LockedError
 
@@ -120,11 +124,12 @@ def failing_cell(notebook: Path, error: Exception) -> str:
 
 
 def run_notebook(notebook: Path, staging: Path) -> NotebookRun:
-    """Execute one notebook and report its outcome without raising."""
+    """Execute one notebook into ``staging`` and report its outcome without raising."""
     import papermill
 
     started = time.perf_counter()
     executed = staging / "notebooks" / notebook.name
+    executed.parent.mkdir(parents=True, exist_ok=True)
     try:
         execute(notebook, staging)
     except papermill.PapermillExecutionError as error:
@@ -215,21 +220,80 @@ def _keep_failed(runs: list[NotebookRun], paper_dir: Path) -> Path:
     return kept
 
 
+def _stamp(paper_dir: Path) -> dict:
+    try:
+        record = json.loads((paper_dir / STAMP).read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return {}
+    return record if isinstance(record, dict) else {}
+
+
+def reusable_notebooks(paper_dir: Path, shared: str, notebooks: list[Path]) -> dict[str, dict]:
+    """The notebooks whose outputs in ``paper_dir`` still hold: nothing they share with the
+    others changed (release, runs, package, dependencies) and their own file is unchanged."""
+    stamp = _stamp(paper_dir)
+    recorded = stamp.get("notebooks")
+    if stamp.get("shared_digest") != shared or not isinstance(recorded, dict):
+        return {}
+    if set(recorded) != {nb.name for nb in notebooks}:
+        return {}
+    return {
+        nb.name: recorded[nb.name]
+        for nb in notebooks
+        if recorded[nb.name].get("sha256") == file_sha256(nb)
+        and all((paper_dir / name).is_file() for name in recorded[nb.name].get("outputs", []))
+    }
+
+
+def _seed(staging: Path, paper_dir: Path, reused: dict[str, dict]) -> None:
+    """Copy the outputs of the reused notebooks from ``paper_dir`` into ``staging``."""
+    for record in reused.values():
+        for name in record["outputs"]:
+            target = staging / name
+            target.parent.mkdir(parents=True, exist_ok=True)
+            shutil.copy2(paper_dir / name, target)
+
+
+def _collect(part: Path, staging: Path) -> list[str]:
+    """Move one notebook's own output folder into ``staging``; its files, relative."""
+    outputs = []
+    for file in sorted(p for p in part.rglob("*") if p.is_file()):
+        name = file.relative_to(part)
+        target = staging / name
+        target.parent.mkdir(parents=True, exist_ok=True)
+        file.replace(target)
+        outputs.append(str(name))
+    shutil.rmtree(part)
+    return outputs
+
+
 def build(notebooks: list[Path], paper_dir: Path = paths.PAPER_DIR, workers: int = 2) -> Path:
-    """Execute ``notebooks`` and replace ``paper_dir`` with their outputs; all or nothing."""
-    from analysis.provenance import FRAGMENTS, merge_fragments
+    """Execute ``notebooks`` and replace ``paper_dir`` with their outputs; all or nothing.
+
+    A notebook whose file is unchanged, when nothing shared with the others changed, is not
+    run again: its outputs are carried over from ``paper_dir``; the numbers and the report
+    are always made anew from every notebook's outputs.
+    """
+    from analysis.provenance import merge_fragments
 
     data = paths.data_dir()
     recover_paper(paper_dir)
     check_writable(paper_dir)
     digest = build_digest(data, notebooks)
+    shared = shared_digest(data)
     check_inputs()
+    reused = reusable_notebooks(paper_dir, shared, notebooks)
+    to_run = [nb for nb in notebooks if nb.name not in reused]
     staging = paper_dir.with_name(paper_dir.name + ".staging")
     shutil.rmtree(staging, ignore_errors=True)
     (staging / "notebooks").mkdir(parents=True)
     try:
+        _seed(staging, paper_dir, reused)
+        for notebook in reused:
+            print(f"  {Path(notebook).stem:<24} {'':>7}  unchanged", flush=True)
+        parts = staging / ".parts"
         with ThreadPoolExecutor(max_workers=workers) as pool:
-            runs = list(pool.map(lambda nb: run_notebook(nb, staging), notebooks))
+            runs = list(pool.map(lambda nb: run_notebook(nb, parts / nb.stem), to_run))
         failed = [run for run in runs if run.failure]
         if failed:
             kept = _keep_failed(failed, paper_dir) / failed[0].executed.name
@@ -242,14 +306,19 @@ def build(notebooks: list[Path], paper_dir: Path = paths.PAPER_DIR, workers: int
                 f"notebook {failed[0].failure}{where}"
                 + "".join(f"\n  also failed: {run.failure}" for run in failed[1:])
             )
+        records = dict(reused)
+        for run in runs:
+            outputs = _collect(parts / run.notebook.stem, staging)
+            records[run.notebook.name] = {"sha256": file_sha256(run.notebook), "outputs": outputs}
+        shutil.rmtree(parts, ignore_errors=True)
         numbers = merge_fragments(staging)
-        shutil.rmtree(staging / FRAGMENTS, ignore_errors=True)
         document = {"release": paths.RELEASE, "build": build_record(data), "numbers": numbers}
         (staging / "numbers.json").write_text(json.dumps(document, indent=2) + "\n", "utf-8")
+        executed = [staging / "notebooks" / nb.name for nb in notebooks]
         from analysis.paper_pdf import write_documents
 
-        write_documents(staging, [run.executed for run in runs])
-        stamp = {"inputs_digest": digest, "notebooks": [nb.name for nb in notebooks]}
+        write_documents(staging, executed)
+        stamp = {"inputs_digest": digest, "shared_digest": shared, "notebooks": records}
         (staging / STAMP).write_text(json.dumps(stamp, indent=2) + "\n", "utf-8")
     except BaseException:
         shutil.rmtree(staging, ignore_errors=True)

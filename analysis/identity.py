@@ -218,6 +218,12 @@ def build_digest(data: Path, notebooks: Iterable[Path]) -> str:
     )
 
 
+def shared_digest(data: Path) -> str:
+    """The digest of what every notebook shares (all build inputs but the notebooks)."""
+    stamp = paths.imported_release(data)
+    return tree_digest([("release", str(stamp.get("release_digest"))), *build_inputs(data, [])])
+
+
 def default_notebooks() -> list[Path]:
     """Every notebook of the paper, in order."""
     return sorted(paths.NOTEBOOKS_DIR.glob("*.ipynb"))

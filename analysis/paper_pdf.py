@@ -21,7 +21,7 @@ import typst
 from analysis.claims import ledger, readable
 from analysis.html_report import render_html
 from analysis.provenance import write_numbers_tex
-from analysis.report import CATALOGUE, merge_catalogue, write_table
+from analysis.report import merge_catalogue, write_table
 
 TEMPLATE = Path(__file__).parent / "templates" / "report.typ"
 CLAIMS_CAPTION = (
@@ -48,7 +48,6 @@ def write_documents(paper_dir: Path, executed: list[Path]) -> None:
     """Catalogue, claims ledger, ``numbers.tex``, ``index.html`` and ``paper.pdf``."""
     document = json.loads((paper_dir / "numbers.json").read_text("utf-8"))
     catalogue = merge_catalogue(paper_dir)
-    shutil.rmtree(paper_dir / CATALOGUE, ignore_errors=True)
     claims = ledger(document["numbers"])
     write_table(
         paper_dir / "tables",

@@ -326,7 +326,7 @@ def write_release(source: Path, target: Path, trials: list[dict]) -> list[Condit
     lines = [
         f"{_sha256(p)}  {p.relative_to(results).as_posix()}"
         for p in sorted(results.rglob("*"))
-        if p.is_file() and p.parent == results and p.name != "checksums.txt"
+        if p.is_file() and p != results / "checksums.txt"  # every file, as upstream pins them
     ]
     (results / "checksums.txt").write_text("\n".join(lines) + "\n", "utf-8")
     return conditions

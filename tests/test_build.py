@@ -175,7 +175,7 @@ def test_no_op_is_keyed_by_content_and_fast(paper_dir):
     started = time.perf_counter()
     result = run("analysis.identity", "paper")
     assert result.returncode == 0, result.stderr
-    assert time.perf_counter() - started < 1.0
+    assert time.perf_counter() - started < 2.0  # < 1 s on a quiet machine; headroom when shared
     assert "is up to date" in result.stdout
     assert "Traceback" not in result.stderr
 
@@ -397,3 +397,29 @@ def test_make_paper_switches_releases_a_b_a(tmp_path):
         assert document["build"]["release_dir"] == str(root)
         assert document["build"]["release"] == version
         assert document["release"] == version
+
+
+@pytest.mark.slow
+def test_touching_one_notebook_reruns_only_it(tmp_path):
+    folder = tmp_path / "notebooks"
+    folder.mkdir()
+    for name in ("03-direction.ipynb", "09-labels.ipynb"):
+        shutil.copy2(paths.NOTEBOOKS_DIR / name, folder / name)
+    paper = tmp_path / "paper"
+    first = run("analysis.build", "--paper-dir", paper, *sorted(folder.glob("*.ipynb")))
+    assert first.returncode == 0, first.stderr
+    before = json.loads((paper / "numbers.json").read_text())["numbers"]
+    figure = next((paper / "figures").glob("*.png"))
+    touched = folder / "09-labels.ipynb"
+    notebook = nbformat.read(touched, as_version=4)
+    notebook.cells.append(nbformat.v4.new_markdown_cell("An added note."))
+    nbformat.write(notebook, touched)
+    second = run("analysis.build", "--paper-dir", paper, *sorted(folder.glob("*.ipynb")))
+    assert second.returncode == 0, second.stderr
+    lines = {line.split()[0]: line for line in second.stdout.splitlines() if line.startswith("  ")}
+    assert lines["03-direction"].endswith("unchanged")
+    assert lines["09-labels"].endswith("ok")
+    assert json.loads((paper / "numbers.json").read_text())["numbers"] == before
+    assert (paper / "figures" / figure.name).is_file()
+    executed = nbformat.read(paper / "notebooks" / "09-labels.ipynb", as_version=4)
+    assert executed.cells[-1].source == "An added note."

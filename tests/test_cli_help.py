@@ -28,7 +28,7 @@ ENTRY_POINTS = {
             [sys.executable, "-m", f"analysis.{module}", "--help"],
             f"python -m analysis.{module}",
         )
-        for module in ("build", "release", "export")
+        for module in ("build", "release", "export", "identity")
     },
     **{
         f"benchmarks/{script}": (
