@@ -61,16 +61,17 @@ def _wrapped_spec(shown: pd.DataFrame, numeric: list[bool], scale: float, colsep
 
     def longest_word(values: list[str]) -> float:
         words = [w for v in values for w in re.split(r"(?<=[-._/])|\s+", v) if w]
-        return 5.5 * max([4, *(len(w) for w in words)]) * scale
+        return 6.2 * max([4, *(len(w) for w in words)]) * scale
 
     natural, minimum = {}, {}
     for column, is_numeric in zip(shown.columns, numeric, strict=True):
         values = list(shown[column])
-        header = 6.0 * max(len(w) for w in column.split()) * scale
+        header = 7.0 * max(len(w) for w in column.split()) * scale
         natural[column] = max(header, 5.5 * max(len(v) for v in [column, *values]) * scale)
         minimum[column] = max(header, longest_word(values))
         if is_numeric:
-            minimum[column] = natural[column] = max(header, longest_word(values))
+            widest = 6.2 * max([4, *(len(v) for v in values)]) * scale
+            minimum[column] = natural[column] = max(header, widest)
     room = TEXT_WIDTH_PT - 2 * colsep * (len(shown.columns) - 1) - 2.0
     spare = room - sum(minimum.values())
     wanted = sum(natural[c] - minimum[c] for c in shown.columns) or 1.0
