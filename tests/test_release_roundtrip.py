@@ -15,6 +15,7 @@ import release_writer as writer
 
 from analysis import paths
 from analysis.leaderboard import ConsistencyError, load_conditions, rank_conditions
+from analysis.provenance import slug
 from analysis.trial_gate import load_checked_cells
 
 
@@ -138,13 +139,13 @@ def test_round_trip_through_the_build(built, paper):
     )
     assert numbers["direction.undecided_proceed_cells"]["value"] == undecided_proceed
     for condition, counts in zip(conditions, plain, strict=True):
-        slug = condition.condition.replace(" (", "-").replace(")", "").replace(" ", "-")
-        mean = numbers[f"stability.{slug}.mean_trial_accuracy"]
+        name = slug(condition.condition)
+        mean = numbers[f"stability.{name}.mean_trial_accuracy"]
         assert (mean["numerator"], mean["denominator"]) == (
             counts["n_trials_correct"],
             counts["n_trials"],
         )
-        miss = numbers[f"patterns.{slug}.weighted_miss"]
+        miss = numbers[f"severity.{name}.weighted_miss"]
         assert (miss["numerator"], miss["denominator"]) == (
             counts["weight_missed"],
             counts["weight_scored"],
