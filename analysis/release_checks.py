@@ -16,6 +16,7 @@ import hashlib
 from pathlib import Path
 
 from analysis.identity import ReleaseError, read_json, read_text
+from analysis.scenarios import MANIFEST_COLUMNS
 from analysis.vocabulary import GATE_BY_VERB
 
 #: Normalised domain of a calibration row (no taxonomy), from its raw ``domain`` field.
@@ -30,18 +31,8 @@ BASELINE_DOMAINS: dict[str, str] = {
     "team_ops": "hr-ops",
 }
 
-MANIFEST_FIELDS = (
-    "expected_action",
-    "direction",
-    "functional_category",
-    "domain",
-    "action_effect",
-    "irreversibility",
-    "provenance",
-    "boundary_pattern",
-    "source",
-    "title",
-)
+#: MANIFEST.md's columns after the scenario id, as the scenario table reads them.
+MANIFEST_FIELDS = MANIFEST_COLUMNS[1:]
 
 
 def expected_action(record: dict, file: Path) -> str:
