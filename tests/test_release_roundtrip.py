@@ -139,13 +139,13 @@ def test_round_trip_through_the_build(built, paper):
     )
     assert numbers["direction.undecided_proceed_cells"]["value"] == undecided_proceed
     for condition, counts in zip(conditions, plain, strict=True):
-        name = slug(condition.condition)
-        mean = numbers[f"stability.{name}.mean_trial_accuracy"]
+        # Stability reads the leaderboard's labels; severity the per-trial conditions.
+        mean = numbers[f"stability.{slug(condition.label)}.mean_trial_accuracy"]
         assert (mean["numerator"], mean["denominator"]) == (
             counts["n_trials_correct"],
             counts["n_trials"],
         )
-        miss = numbers[f"severity.{name}.weighted_miss"]
+        miss = numbers[f"severity.{slug(condition.condition)}.weighted_miss"]
         assert (miss["numerator"], miss["denominator"]) == (
             counts["weight_missed"],
             counts["weight_scored"],
