@@ -16,7 +16,9 @@ def difference_interval(k1: int, n1: int, k0: int, n0: int) -> tuple[float, floa
     """95% interval for p1 - p0 from two independent binomial counts (Newcombe's method).
 
     The published counts are per condition, not per paired trial, so the two proportions
-    are treated as independent (unpaired), which is conservative for a paired design.
+    are treated as independent: the interval ignores the pairing by scenario and the
+    clustering of trials within scenarios, and is not known to err on the safe side
+    (``analysis.inference`` has the paired, clustered methods).
     """
     low, high = confint_proportions_2indep(k1, n1, k0, n0, method="newcomb", compare="diff")
     return float(low), float(high)
