@@ -269,7 +269,7 @@ def recover_import(data_dir: Path | None = None) -> bool:
         return False
     journal_path = previous / JOURNAL
     if journal_path.is_file() and not paths.import_stamp(data_dir).exists():
-        for slot, target in json.loads(journal_path.read_text(encoding="utf-8"))["moved"]:
+        for slot, target in read_json(journal_path, error=ReleaseError)["moved"]:
             target = Path(target)
             if not (previous / slot).exists():
                 continue

@@ -13,7 +13,7 @@ from dataclasses import dataclass
 
 import pandas as pd
 
-from analysis.breakdowns import CONFLICT, MIRROR, pattern_accuracy, pool_cells, scored_cells
+from analysis.breakdowns import CONFLICT, MIRROR, decided_cells, pattern_accuracy, pool_cells
 from analysis.metrics import Directional
 from analysis.ratio import Ratio
 from analysis.scoring import direction_flags
@@ -67,7 +67,7 @@ def without_derived_flags(cells: pd.DataFrame, scenarios: pd.DataFrame) -> Deriv
     and mirror scenarios."""
     excluded = _ids(scenarios, scenarios["derived_flag"])
     kept = _excluding(cells, excluded)
-    scored = scored_cells(kept, scenarios)
+    scored = decided_cells(kept, scenarios)
     return DerivedFlagCheck(
         excluded=excluded,
         baseline=directional(cells),
