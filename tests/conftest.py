@@ -13,6 +13,7 @@ import pytest
 
 from analysis import paths
 from analysis.leaderboard import load_conditions
+from analysis.runner.inputs import load_pinned_inputs
 from analysis.scenarios import load_scenarios
 
 
@@ -25,6 +26,14 @@ def scenarios():
     if not (paths.SCENARIOS_DIR / "MANIFEST.md").exists():
         pytest.fail("the release is not imported: run `make data` (make test does it)")
     return load_scenarios()
+
+
+@pytest.fixture(scope="session")
+def inputs():
+    """The release's pinned inputs (``load_pinned_inputs``) that every runner test sends."""
+    if not paths.PARITY_VECTORS.exists():
+        pytest.skip("run `make data` first")
+    return load_pinned_inputs()
 
 
 @pytest.fixture(scope="session")
