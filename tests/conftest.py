@@ -6,6 +6,7 @@
 
 from __future__ import annotations
 
+import json
 import subprocess
 import sys
 
@@ -58,3 +59,9 @@ def paper_dir():
 def built_paper(paper_dir):
     """The built ``paper/`` folder, for the tests of what a reader opens."""
     return paper_dir
+
+
+@pytest.fixture(scope="session")
+def numbers(built_paper):
+    """The ``numbers`` of the built ``paper/numbers.json``, by name."""
+    return json.loads((built_paper / "numbers.json").read_text(encoding="utf-8"))["numbers"]

@@ -64,11 +64,6 @@ def data_copy(tmp_path: Path) -> Path:
     return data
 
 
-@pytest.fixture(scope="module")
-def numbers(paper_dir):
-    return json.loads((paper_dir / "numbers.json").read_text())["numbers"]
-
-
 def value(numbers, name):
     return numbers[name]["value"]
 
