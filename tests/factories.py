@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pandas as pd
 
-from analysis.verdicts import normalize_trials
+from analysis.trials import normalize_trials
 from analysis.vocabulary import GATE_DTYPE, required_gate, tier_weight
 
 A = "allowed"

@@ -20,8 +20,9 @@ from analysis.breakdowns import (
     split_distribution,
     stability,
 )
+from analysis.export import write_scenarios_detail
 from analysis.scoring import score_cells
-from analysis.verdicts import load_trials, normalize_trials, write_scenarios_detail
+from analysis.trials import load_trials, normalize_trials
 from analysis.vocabulary import GATE_DTYPE
 
 A = "allowed"

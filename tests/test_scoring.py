@@ -23,7 +23,7 @@ from factories import (
 
 from analysis import paths
 from analysis.scoring import CELL_COLUMNS, CONDITION_COLUMNS, condition_scores, score_cells
-from analysis.verdicts import load_run_root
+from analysis.trials import load_run_root
 from analysis.vocabulary import GATE_DTYPE, required_gate, tier_weight
 
 SAMPLE_CELL = Path("mini") / "patient-records-employer-disclosure-002" / "cell.json"
@@ -184,11 +184,11 @@ def test_vectorised_rules_match_a_literal_restatement() -> None:
 
 
 def _sample_root() -> Path:
-    for candidate in (paths.SAMPLE_RUN_DIR, paths.release_dir() / "sample-artifacts"):
+    for candidate in (paths.sample_run_dir(), paths.release_dir() / "sample-artifacts"):
         if (candidate / SAMPLE_CELL).is_file():
             return candidate
     pytest.skip(
-        f"the release's sample run is neither imported ({paths.SAMPLE_RUN_DIR}) nor at "
+        f"the release's sample run is neither imported ({paths.sample_run_dir()}) nor at "
         f"{paths.release_dir() / 'sample-artifacts'}"
     )
 
