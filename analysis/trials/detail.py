@@ -13,7 +13,8 @@ from typing import Any
 
 import pandas as pd
 
-from analysis.trials.schema import VerdictError, normalize_trials, read_json, split_condition_label
+from analysis.files import read_json
+from analysis.trials.schema import VerdictError, normalize_trials, split_condition_label
 from analysis.vocabulary import GATE_DTYPE, condition_label
 
 DETAIL_FILENAME = "scenarios-detail.json"
@@ -34,7 +35,7 @@ def load_scenarios_detail(
 ) -> pd.DataFrame:
     """The trials of a release-format ``scenarios-detail.json`` as a trials table."""
     path = Path(path)
-    doc = read_json(path)
+    doc = read_json(path, error=VerdictError)
     rows: dict[str, list[Any]] = {c: [] for c in ("scenario_id", "model", "reasoning")}
     rows |= {"trial": [], "commit_permission": [], "status": []}
     for s_index, scenario in enumerate(detail_scenarios(doc, path)):
@@ -76,7 +77,7 @@ def load_scenarios_detail_cells(path: str | os.PathLike[str]) -> pd.DataFrame:
     modal_scored, directionally_scored)."""
     path = Path(path)
     records = []
-    for scenario in detail_scenarios(read_json(path), path):
+    for scenario in detail_scenarios(read_json(path, error=VerdictError), path):
         for v in scenario.get("model_verdicts") or []:
             model, reasoning = split_condition_label(str(v.get("model")))
             split = v.get("split") or {}

@@ -10,9 +10,10 @@ from typing import Any
 import pandas as pd
 
 from analysis import paths as project_paths
+from analysis.files import read_json
 from analysis.trials.detail import DETAIL_FILENAME, load_scenarios_detail
 from analysis.trials.run_root import RUN_PLAN_FILENAME, load_run_root
-from analysis.trials.schema import VerdictError, combine_trials, read_json
+from analysis.trials.schema import VerdictError, combine_trials
 from analysis.trials.tidy import TIDY_SUFFIXES, load_tidy
 
 #: The runner's tidy export inside the reference-policies folder.
@@ -64,7 +65,7 @@ def discover_runs(runs_dir: str | os.PathLike[str] | None = None) -> list[dict[s
         is_reference = _inside(root, reference)
         if is_reference and reference_tidy:
             continue
-        run_id = str(read_json(root / RUN_PLAN_FILENAME).get("run_id"))
+        run_id = str(read_json(root / RUN_PLAN_FILENAME, error=VerdictError).get("run_id"))
         source = "reference-policy" if is_reference else "run"
         groups.setdefault((run_id, source), []).append(root)
     for (_, source), members in sorted(groups.items()):

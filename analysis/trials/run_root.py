@@ -14,7 +14,8 @@ from typing import Any
 
 import pandas as pd
 
-from analysis.trials.schema import VerdictError, normalize_trials, read_json
+from analysis.files import read_json
+from analysis.trials.schema import VerdictError, normalize_trials
 
 RUN_PLAN_FILENAME = "RUN_PLAN.json"
 VARIANT_CONFIGS_FILENAME = "VARIANT_CONFIGS.json"
@@ -50,7 +51,7 @@ def _cell_trials(scenario_dir: Path, cell: dict[str, Any]) -> list[tuple[Any, An
     if not trial_files:
         permissions = cell.get("trial_permissions") or []
         return [(i, permission, None) for i, permission in enumerate(permissions, 1)]
-    records = [(f, read_json(f)) for f in trial_files]
+    records = [(f, read_json(f, error=VerdictError)) for f in trial_files]
     return [
         (r.get("trial", _trial_number(f)), r.get("commit_permission"), r.get("status"))
         for f, r in records
@@ -90,12 +91,16 @@ def load_run_root(
     owner: dict[tuple[str, str], Path] = {}
     rows: list[tuple[Any, ...]] = []
     for r in roots:
-        plan = read_json(r / RUN_PLAN_FILENAME)
+        plan = read_json(r / RUN_PLAN_FILENAME, error=VerdictError)
         run_ids.setdefault(str(plan.get("run_id")), r)
         if plan.get("n_trials_per_cell") is not None:
             n_per_cell.add(int(plan["n_trials_per_cell"]))
         config_path = r / VARIANT_CONFIGS_FILENAME
-        configs = read_json(config_path).get("variants", {}) if config_path.exists() else {}
+        configs = (
+            read_json(config_path, error=VerdictError).get("variants", {})
+            if config_path.exists()
+            else {}
+        )
         for variant in plan.get("planned_variants") or list(configs):
             for scenario_dir in _cell_folders(r, variant):
                 key = (variant, scenario_dir.name)
@@ -106,7 +111,7 @@ def load_run_root(
                     )
                 owner[key] = r
                 cell_path = scenario_dir / "cell.json"
-                cell = read_json(cell_path) if cell_path.exists() else {}
+                cell = read_json(cell_path, error=VerdictError) if cell_path.exists() else {}
                 model, reasoning = run_condition(configs.get(variant, {}), variant, cell)
                 rows += [
                     (scenario_dir.name, model, reasoning, *trial)

@@ -21,9 +21,7 @@ The trials table (``TRIAL_COLUMNS``) has one row per (source, scenario, conditio
 
 from __future__ import annotations
 
-import json
 from collections.abc import Iterable, Sequence
-from pathlib import Path
 from typing import Any
 
 import numpy as np
@@ -322,18 +320,3 @@ def combine_trials(frames: Sequence[pd.DataFrame], origin: str = "trials") -> pd
         ignore_index=True,
     )
     return normalize_trials(plain, origin=origin, check_counts=False)
-
-
-def read_json(path: Path) -> Any:
-    """The JSON document at ``path``; :class:`VerdictError` naming the file otherwise."""
-    try:
-        text = path.read_text(encoding="utf-8")
-    except OSError as exc:
-        raise VerdictError(f"{path}: cannot read ({exc.strerror})") from exc
-    try:
-        return json.loads(text)
-    except json.JSONDecodeError as exc:
-        raise VerdictError(
-            f"{path}: malformed JSON at line {exc.lineno}, column {exc.colno} "
-            f"(char {exc.pos}): {exc.msg}"
-        ) from exc
