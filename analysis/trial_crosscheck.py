@@ -19,13 +19,12 @@ from typing import Any
 
 import pandas as pd
 
-from analysis import paths
 from analysis.breakdowns import POOL_OF, pool_cells, pool_summary
 from analysis.files import read_json
 from analysis.formatting import count_text, percent_text, weighted_miss_text
 from analysis.leaderboard import CrossCheckError, expected_strings, interval_text
 from analysis.scoring import condition_scores, score_cells
-from analysis.verdicts import discover_runs, load_trials, split_condition_label
+from analysis.trials import discover_runs, load_trials, split_condition_label
 from analysis.vocabulary import condition_label
 
 PUBLISHED = "published"
@@ -211,7 +210,7 @@ def _detail_files(verdict_paths: Sequence[str | Path] | None) -> list[Path]:
     """The release-format verdict files among the inputs (not Inspect logs or tidy tables)."""
     if verdict_paths is None:
         return [p for entry in discover_runs() if entry["kind"] == "detail" for p in entry["paths"]]
-    from analysis.inspect_logs import is_inspect_log
+    from analysis.trials.inspect_log import is_inspect_log
 
     return [
         Path(p)
@@ -223,11 +222,11 @@ def _detail_files(verdict_paths: Sequence[str | Path] | None) -> list[Path]:
 def load_checked_cells(
     scenarios: pd.DataFrame,
     verdict_paths: Sequence[str | Path] | None = None,
-    results_dir: Path = paths.RESULTS_DIR,
+    results_dir: Path | None = None,
     pool: Sequence[str] | None = None,
 ) -> tuple[pd.DataFrame, pd.DataFrame]:
     """(trials, cells) of every verdict found (``verdict_paths`` None: auto-detected under
-    ``paths.RUNS_DIR``); when published per-trial verdicts are among them, their cell records
+    ``paths.runs_dir()``); when published per-trial verdicts are among them, their cell records
     must match their trials and their counts the published leaderboard
     (:class:`CrossCheckError` otherwise). The cells come pooled by
     :func:`analysis.breakdowns.pool_cells`: ``source`` names each cell's pool (the published

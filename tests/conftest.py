@@ -24,7 +24,7 @@ def pytest_configure(config):
 
 @pytest.fixture(scope="session")
 def scenarios():
-    if not (paths.SCENARIOS_DIR / "MANIFEST.md").exists():
+    if not (paths.scenarios_dir() / "MANIFEST.md").exists():
         pytest.fail("the release is not imported: run `make data` (make test does it)")
     return load_scenarios()
 
@@ -32,7 +32,7 @@ def scenarios():
 @pytest.fixture(scope="session")
 def inputs():
     """The release's pinned inputs (``load_pinned_inputs``) that every runner test sends."""
-    if not paths.PARITY_VECTORS.exists():
+    if not paths.parity_vectors().exists():
         pytest.skip("run `make data` first")
     return load_pinned_inputs()
 

@@ -15,7 +15,7 @@ from analysis.runner.client import EndpointSettings
 from analysis.runner.gates import EndpointGate, ModelSettings
 from analysis.runner.runroot import RunRootError, run_gate
 
-if not paths.PARITY_VECTORS.exists():
+if not paths.parity_vectors().exists():
     pytest.skip("run `make data` first", allow_module_level=True)
 
 HOLD = "patient-records-employer-disclosure-002"  # expected: block

@@ -24,7 +24,7 @@ from analysis.runner.runroot import (
 from analysis.runner.tidy import TIDY_COLUMNS, export_tidy
 
 SAMPLE_TRIAL = (
-    paths.SAMPLE_RUN_DIR / "mini" / "patient-records-employer-disclosure-002" / "trial-1.json"
+    paths.sample_run_dir() / "mini" / "patient-records-employer-disclosure-002" / "trial-1.json"
 )
 TOP_LEVEL = (
     "RUN_PLAN.json",
@@ -171,7 +171,7 @@ def test_tidy_export_merges_shards_and_matches_committed_data(inputs, tmp_path: 
     assert tuple(rows[0]) == TIDY_COLUMNS
     assert len(rows) == sum(len(list(root.glob("*/*/trial-*.json"))) for root in roots)
     assert {(r["reasoning"], r["source"]) for r in rows} == {("policy", "reference-policy")}
-    committed = paths.REFERENCE_RUNS_DIR / "trials.csv"
+    committed = paths.reference_runs_dir() / "trials.csv"
     assert out.read_bytes() == committed.read_bytes()
     half = len(list(roots[0].glob("*/*/trial-*.json")))
     assert 0 < half < len(rows)
