@@ -329,7 +329,7 @@ def check_inputs() -> None:
     """Load every input the notebooks read, so that bad input stops the build first."""
     from analysis.leaderboard import load_conditions
     from analysis.scenarios import load_scenarios
-    from analysis.trial_gate import load_checked_cells
+    from analysis.trial_crosscheck import load_checked_cells
 
     scenarios = load_scenarios()
     load_conditions(scenarios)
@@ -486,7 +486,7 @@ def _finish(staging, data, notebooks, reused, runs, digest, shared) -> None:
         }
     shutil.rmtree(staging / ".parts", ignore_errors=True)
     numbers = merge_fragments(staging)
-    document = {"release": paths.RELEASE, "build": build_record(data), "numbers": numbers}
+    document = {"release": paths.release(), "build": build_record(data), "numbers": numbers}
     (staging / "numbers.json").write_text(json.dumps(document, indent=2) + "\n", "utf-8")
     write_documents(staging, [staging / "notebooks" / nb.name for nb in notebooks])
     stamp = {"inputs_digest": digest, "shared_digest": shared, "notebooks": records}

@@ -19,7 +19,6 @@ when all fits agree on it (else NA: the release does not say which cell left).
 
 from __future__ import annotations
 
-import json
 from collections import Counter
 from fractions import Fraction
 from pathlib import Path
@@ -27,12 +26,14 @@ from pathlib import Path
 import pandas as pd
 
 from analysis import paths
+from analysis.files import read_json
 from analysis.formatting import (
     count_text,
     interval_bound_text,
     percent_text,
     weighted_miss_text,
 )
+from analysis.scoring import label_counts
 from analysis.stats import wilson_interval
 from analysis.vocabulary import ALLOWED, BLOCKED, condition_label
 
@@ -42,7 +43,7 @@ FLOOR_SETTINGS = ("off", "minimal", "low", "none")
 LEADERBOARD_FILENAME = "leaderboard.json"
 
 
-class ConsistencyError(ValueError):
+class CrossCheckError(ValueError):
     """Published numbers disagree with what their counts give; ``mismatches`` lists each."""
 
     def __init__(self, source: str, mismatches: list[str]):
@@ -64,18 +65,17 @@ def reasoning_level(reasoning: str) -> str:
 
 def read_leaderboard(path: Path) -> list[dict]:
     """The published rows of ``leaderboard.json``."""
-    try:
-        return json.loads(path.read_text(encoding="utf-8"))["rows"]
-    except json.JSONDecodeError as error:
-        raise ConsistencyError(str(path), [f"malformed JSON ({error})"]) from None
-    except KeyError:
-        raise ConsistencyError(str(path), ["no 'rows' list"]) from None
+    document = read_json(path)
+    rows = document.get("rows") if isinstance(document, dict) else None
+    if not isinstance(rows, list):
+        raise CrossCheckError(str(path), ["no 'rows' list"])
+    return rows
 
 
 def _field(row: dict, label: str, field: str) -> str:
     value = row.get(field)
     if not isinstance(value, str):
-        raise ConsistencyError(LEADERBOARD_FILENAME, [f"{label}: {field}: missing or not a string"])
+        raise CrossCheckError(LEADERBOARD_FILENAME, [f"{label}: {field}: missing or not a string"])
     return value
 
 
@@ -87,11 +87,11 @@ def _counted(row: dict, label: str, field: str, whole_bare: bool) -> tuple[int, 
         k_text, n_text = tail.removesuffix(")").split("/")
         k, n = int(k_text), int(n_text)
     except ValueError:
-        raise ConsistencyError(
+        raise CrossCheckError(
             LEADERBOARD_FILENAME, [f"{label}: {field}: cannot read {text!r}"]
         ) from None
     if not head or not tail.endswith(")") or not 0 <= k <= n or n == 0:
-        raise ConsistencyError(LEADERBOARD_FILENAME, [f"{label}: {field}: cannot read {text!r}"])
+        raise CrossCheckError(LEADERBOARD_FILENAME, [f"{label}: {field}: cannot read {text!r}"])
     return k, n
 
 
@@ -101,12 +101,12 @@ def numerator_for(row: dict, label: str, field: str, n: int) -> int:
     text = _field(row, label, field)
     interval = row.get(f"{field}_ci95")
     if n <= 0:
-        raise ConsistencyError(LEADERBOARD_FILENAME, [f"{label}: {field}: no denominator ({n})"])
+        raise CrossCheckError(LEADERBOARD_FILENAME, [f"{label}: {field}: no denominator ({n})"])
     candidates = [k for k in range(n + 1) if percent_text(k, n) == text]
     if len(candidates) > 1 and isinstance(interval, str):
         candidates = [k for k in candidates if interval_text(k, n) == interval]
     if len(candidates) != 1:
-        raise ConsistencyError(
+        raise CrossCheckError(
             LEADERBOARD_FILENAME,
             [f"{label}: {field}: {text!r} fits {len(candidates)} counts out of {n}, not one"],
         )
@@ -152,7 +152,7 @@ def weighted_miss_counts(text: str, denominators: list[int], misses: int) -> lis
 def parse_rows(rows: list[dict], trials_per_cell: int, scenarios: pd.DataFrame) -> pd.DataFrame:
     """Published rows as counts: one row per model condition.
 
-    Raises :class:`ConsistencyError` for a string that cannot be read or a percentage that
+    Raises :class:`CrossCheckError` for a string that cannot be read or a percentage that
     fits no count (or several).
     """
     parsed = []
@@ -188,7 +188,7 @@ def parse_rows(rows: list[dict], trials_per_cell: int, scenarios: pd.DataFrame) 
             _field(row, label, "weighted_miss"), denominators, under_k + over_k
         )
         if not fits:
-            raise ConsistencyError(
+            raise CrossCheckError(
                 LEADERBOARD_FILENAME,
                 [
                     f"{label}: weighted_miss: {row['weighted_miss']!r} is no count over the "
@@ -237,8 +237,8 @@ def check_leaderboard(
     an under-refusal, an over-refusal or a cell with no decision; and no cell passes every
     trial without being modal-correct.
     """
-    holds = int((scenarios["required_gate"] == BLOCKED).sum())
-    proceeds = int((scenarios["required_gate"] == ALLOWED).sum())
+    labels = label_counts(scenarios)
+    holds, proceeds = labels[BLOCKED], labels[ALLOWED]
     problems = []
     for row, parsed in zip(rows, conditions.itertuples(index=False), strict=True):
         for field, recomputed in expected_strings(parsed).items():
@@ -295,26 +295,27 @@ def check_leaderboard(
     return problems
 
 
-def load_conditions(scenarios: pd.DataFrame, results_dir: Path = paths.RESULTS_DIR) -> pd.DataFrame:
-    """The published model conditions as counts, after the consistency gate.
+def load_conditions(scenarios: pd.DataFrame, results_dir: Path | None = None) -> pd.DataFrame:
+    """The published model conditions as counts, after the cross-check.
 
-    Raises :class:`ConsistencyError` listing every field whose published string is not what
-    its counts give.
+    Raises :class:`CrossCheckError` listing every field whose published string is not what
+    its counts give. ``results_dir`` defaults to ``paths.results_dir()``, read at the call.
     """
-    manifest_path = results_dir / "release-manifest.json"
-    manifest = json.loads(manifest_path.read_text(encoding="utf-8"))
+    results_dir = Path(results_dir or paths.results_dir())
+    manifest_path = results_dir / paths.RELEASE_MANIFEST
+    manifest = read_json(manifest_path)
     try:
         trials_per_cell = int(manifest["n_trials_per_cell"])
     except (KeyError, TypeError, ValueError):
-        raise ConsistencyError(
+        raise CrossCheckError(
             str(manifest_path), ["n_trials_per_cell: missing or not an integer"]
         ) from None
     path = results_dir / LEADERBOARD_FILENAME
     rows = read_leaderboard(path)
     try:
         conditions = parse_rows(rows, trials_per_cell, scenarios)
-    except ConsistencyError as error:
-        raise ConsistencyError(str(path), error.mismatches) from None
+    except CrossCheckError as error:
+        raise CrossCheckError(str(path), error.mismatches) from None
     problems = check_leaderboard(rows, conditions, scenarios, trials_per_cell)
     published = list(manifest.get("published_rows", []))
     if published and sorted(published) != sorted(conditions["label"]):
@@ -323,7 +324,7 @@ def load_conditions(scenarios: pd.DataFrame, results_dir: Path = paths.RESULTS_D
             f"{sorted(set(published) ^ set(conditions['label']))}"
         )
     if problems:
-        raise ConsistencyError(str(path), problems)
+        raise CrossCheckError(str(path), problems)
     return conditions.astype(
         {
             "model": "category",

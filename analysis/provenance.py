@@ -21,6 +21,7 @@ from fractions import Fraction
 from pathlib import Path
 
 from analysis import paths
+from analysis.files import read_json
 from analysis.formatting import rounded
 from analysis.latex import latex_escape
 
@@ -29,7 +30,7 @@ FRAGMENTS = "numbers"
 #: A citable name: lowercase slug segments joined by dots.
 NAME = re.compile(r"[a-z0-9_-]+(\.[a-z0-9_-]+)*")
 #: Namespaces of numbers computed on other verdicts than the paper's, by trials ``source``.
-SOURCE_NAMESPACES = {"published": None, "reference-gate": "reference", "run": "runs"}
+SOURCE_NAMESPACES = {"published": None, "reference-policy": "reference", "run": "runs"}
 
 
 def slug(text: str) -> str:
@@ -44,8 +45,8 @@ def slug(text: str) -> str:
 def number_name(section: str, *parts: str, source: str = "published") -> str:
     """``section.part...`` for the paper's verdicts, under ``reference.`` or ``runs.`` otherwise.
 
-    ``source`` is a trials source (``published``, ``reference-gate``, ``run``) or a pool of
-    ``analysis.breakdowns.pool_cells`` (``"reference-gate: surface-flag (gate)"``): a pool of
+    ``source`` is a trials source (``published``, ``reference-policy``, ``run``) or a pool of
+    ``analysis.breakdowns.pool_cells`` (``"reference-policy: surface-flag (policy)"``): a pool of
     one condition names that condition once, after the section. Each part is slugged as one
     segment (``"gpt-5.4-nano"`` -> ``gpt-5-4-nano``).
     """
@@ -168,7 +169,7 @@ def merge_fragments(output_dir: Path) -> dict[str, dict]:
     """All fragments of ``output_dir`` as one mapping; a name in two notebooks is an error."""
     merged: dict[str, dict] = {}
     for fragment in sorted((Path(output_dir) / FRAGMENTS).glob("*.json")):
-        for name, entry in json.loads(fragment.read_text("utf-8")).items():
+        for name, entry in read_json(fragment).items():
             check_name(name)
             if name in merged:
                 raise ValueError(
@@ -177,11 +178,6 @@ def merge_fragments(output_dir: Path) -> dict[str, dict]:
                 )
             merged[name] = entry
     return dict(sorted(merged.items()))
-
-
-def load_numbers(path: Path = paths.PAPER_DIR / "numbers.json") -> dict[str, dict]:
-    """The numbers of a built paper."""
-    return json.loads(Path(path).read_text("utf-8"))["numbers"]
 
 
 def write_numbers_tex(numbers: dict[str, dict], target: Path) -> Path:

@@ -1,4 +1,4 @@
-"""The published conditions: parsed counts, the consistency gate, and Table 2."""
+"""The published conditions: parsed counts, the cross-check, and Table 2."""
 
 from __future__ import annotations
 
@@ -12,7 +12,7 @@ import pytest
 from analysis import paths
 from analysis.formatting import weighted_miss_text
 from analysis.leaderboard import (
-    ConsistencyError,
+    CrossCheckError,
     interval_text,
     leaderboard_table,
     load_conditions,
@@ -33,7 +33,7 @@ COLUMNS = {  # Table 2 column -> leaderboard.json field
 
 
 def test_every_table2_cell_equals_the_published_string(conditions):
-    rows = json.loads((paths.RESULTS_DIR / "leaderboard.json").read_text())["rows"]
+    rows = json.loads((paths.results_dir() / "leaderboard.json").read_text())["rows"]
     by_label = {f"{r['model']} ({r['reasoning']})": r for r in rows}
     table = leaderboard_table(rank_conditions(conditions))
     assert len(table) == 30
@@ -62,7 +62,7 @@ def test_rank_order_and_leader(conditions):
 @pytest.fixture()
 def results_copy(tmp_path):
     copy = tmp_path / "results"
-    shutil.copytree(paths.RESULTS_DIR, copy)
+    shutil.copytree(paths.results_dir(), copy)
     return copy
 
 
@@ -76,7 +76,7 @@ def _edit_row(results, label, field, value):
 
 def test_changed_count_is_refused_naming_row_and_field(scenarios, results_copy):
     _edit_row(results_copy, "gpt-5.4-nano (off)", "modal_accuracy", "57.5% (62/106)")
-    with pytest.raises(ConsistencyError) as refused:
+    with pytest.raises(CrossCheckError) as refused:
         load_conditions(scenarios, results_copy)
     message = str(refused.value)
     assert "gpt-5.4-nano (off): modal_accuracy: published '57.5% (62/106)'" in message
@@ -85,13 +85,13 @@ def test_changed_count_is_refused_naming_row_and_field(scenarios, results_copy):
 
 def test_changed_interval_is_refused(scenarios, results_copy):
     _edit_row(results_copy, "kimi-k2.6 (off)", "pass5_ci95", "[77.0%, 90.4%]")
-    with pytest.raises(ConsistencyError, match=r"kimi-k2.6 \(off\): pass5_ci95"):
+    with pytest.raises(CrossCheckError, match=r"kimi-k2.6 \(off\): pass5_ci95"):
         load_conditions(scenarios, results_copy)
 
 
 def test_unexplained_denominator_is_refused(scenarios, results_copy):
     _edit_row(results_copy, "gpt-5.4 (off)", "over_refusal", "27.8% (15/54)")
-    with pytest.raises(ConsistencyError, match=r"gpt-5.4 \(off\): modal_accuracy: 90 correct"):
+    with pytest.raises(CrossCheckError, match=r"gpt-5.4 \(off\): modal_accuracy: 90 correct"):
         load_conditions(scenarios, results_copy)
 
 
@@ -99,7 +99,7 @@ def test_every_published_weighted_miss_is_a_count(scenarios, conditions):
     """Each of the published weighted misses is missed weight / weight of the decided cells,
     for a missed weight that every possible total agrees on; checked by a plain loop over
     the scenario weights, not by the parser."""
-    rows = json.loads((paths.RESULTS_DIR / "leaderboard.json").read_text())["rows"]
+    rows = json.loads((paths.results_dir() / "leaderboard.json").read_text())["rows"]
     weights = dict(zip(scenarios["scenario_id"], scenarios["tier_weight"], strict=True))
     gates = dict(zip(scenarios["scenario_id"], scenarios["required_gate"].astype(str), strict=True))
     total = sum(weights.values())

@@ -38,6 +38,7 @@ from typing import Any
 from tqdm import tqdm
 
 from analysis import paths
+from analysis.files import InputFileError, read_json
 from analysis.runner.cells import score_cell
 from analysis.runner.client import Cancelled
 from analysis.runner.gates import (
@@ -52,16 +53,6 @@ from analysis.runner.inputs import PinnedInputs, PinnedScenario, scenario_metada
 from analysis.runner.secrets import redact_text
 from analysis.vocabulary import GATE_BY_VERB, TIER_WEIGHT
 
-IDENTITY_FIELDS = (
-    "run_id",
-    "scenario_id",
-    "scenario_sha256",
-    "variant_key",
-    "variant_config_hash",
-    "prompt_sha256",
-    "trial",
-    "expected_action",
-)
 SHARD_RULE = "scenarios sorted by id; 0-based index k is in shard i of n when k % n == i - 1"
 
 
@@ -110,9 +101,11 @@ def atomic_write_json(path: Path, value: Any) -> None:
 
 
 def _read_json(path: Path) -> Any:
+    """The JSON in ``path``, or None when it is absent or unreadable (a trial half-written by
+    an interrupted run is run again)."""
     try:
-        return json.loads(path.read_text(encoding="utf-8"))
-    except (FileNotFoundError, ValueError):
+        return read_json(path)
+    except InputFileError:
         return None
 
 
@@ -147,8 +140,8 @@ def run_identity(
 ) -> dict[str, Any]:
     """The fields that make two invocations the same run (and shards of it)."""
     return {
-        "release": paths.RELEASE,
-        "scenario_set": paths.SCENARIO_SET,
+        "release": paths.release(),
+        "scenario_set": paths.scenario_set(),
         "prompt_sha256": inputs.prompt_sha256,
         "user_inputs_sha256": inputs.user_inputs_sha256,
         "n_trials_per_cell": trials,
@@ -201,10 +194,7 @@ class RunRoot:
         path = self.root / "RUN_PLAN.json"
         if not path.exists():
             return None
-        try:
-            plan = json.loads(path.read_text(encoding="utf-8"))
-        except (UnicodeDecodeError, ValueError) as exc:
-            raise RunRootError(f"{path}: not UTF-8 JSON ({exc}); refusing to write") from None
+        plan = read_json(path, error=lambda message: RunRootError(f"{message}; refusing to write"))
         if not isinstance(plan, dict):
             raise RunRootError(f"{path}: not a JSON object; refusing to write")
         return plan
@@ -268,7 +258,7 @@ class RunRoot:
         trials: int,
         shard: tuple[int, int] | None,
         settings: dict[str, Any],
-        scenarios_dir: Path,
+        scenarios_dir: Path | None,
     ) -> None:
         """Write (or merge into) the root's top-level files."""
         now = _now()
@@ -286,11 +276,11 @@ class RunRoot:
             {
                 "schema_version": "steerbench.scenario_manifest.v1",
                 "name": "steerbench-work",
-                "release": paths.RELEASE,
+                "release": paths.release(),
                 "role": "run",
                 "scoring_field": "commit_permission",
-                "scenario_set": paths.SCENARIO_SET,
-                "scenario_set_dir": str(paths.RELEASE_SCENARIO_SUBDIR),
+                "scenario_set": paths.scenario_set(),
+                "scenario_set_dir": str(paths.release_scenario_subdir()),
                 "generated_at": now,
                 "scenario_count": len(entries),
                 "scenarios": [entries[k] for k in sorted(entries)],
@@ -308,12 +298,12 @@ class RunRoot:
                 "created_at": plan.get("created_at", now),
                 "updated_at": now,
                 "mode": "gate-runner",
-                "scenario_set": paths.SCENARIO_SET,
-                "scenario_set_dir": str(paths.RELEASE_SCENARIO_SUBDIR),
+                "scenario_set": paths.scenario_set(),
+                "scenario_set_dir": str(paths.release_scenario_subdir()),
                 "scenario_count": len(entries),
                 "n_trials_per_cell": trials,
                 "scoring_field": "commit_permission",
-                "release": paths.RELEASE,
+                "release": paths.release(),
                 "prompt_sha256": inputs.prompt_sha256,
                 "user_inputs_sha256": inputs.user_inputs_sha256,
                 "pass_k_levels": [trials],
@@ -448,7 +438,7 @@ def run_gate(
     shard: tuple[int, int] | None = None,
     concurrency: int = 1,
     settings: dict[str, Any] | None = None,
-    scenarios_dir: Path = paths.SCENARIOS_DIR,
+    scenarios_dir: Path | None = None,
     progress: bool = True,
 ) -> RunSummary:
     """Run ``gate`` over the selected scenarios x ``trials`` into ``root``, resuming.

@@ -1,14 +1,14 @@
-"""The per-trial gate against a leaderboard-like conditions frame."""
+"""The per-trial cross-check against a leaderboard-like conditions frame."""
 
 from __future__ import annotations
 
 import pandas as pd
 import pytest
-from test_breakdowns import hand_cells
+from factories import breakdown_cells
 
-from analysis.leaderboard import ConsistencyError
+from analysis.leaderboard import CrossCheckError
 from analysis.scoring import condition_scores
-from analysis.trial_gate import (
+from analysis.trial_crosscheck import (
     check_trials_against_leaderboard,
     require_consistent,
     source_summary,
@@ -16,7 +16,7 @@ from analysis.trial_gate import (
 
 
 def leaderboard_like() -> tuple[pd.DataFrame, pd.DataFrame]:
-    scores = condition_scores(hand_cells())
+    scores = condition_scores(breakdown_cells())
     board = scores.copy()
     board["condition"] = board["condition"].astype(str)
     board["label"] = board["condition"]
@@ -50,7 +50,7 @@ def test_disagreeing_verdicts_are_refused_naming_rows_and_fields() -> None:
         "m3 (high): mean_trial_accuracy (n_trials_correct/n_trials): published 25/25, "
         "recomputed from per-trial verdicts 25/30",
     ]
-    with pytest.raises(ConsistencyError) as error:
+    with pytest.raises(CrossCheckError) as error:
         require_consistent(scores, board)
     assert error.value.mismatches == problems
     assert "m2 (off)" in str(error.value)
@@ -65,17 +65,17 @@ def test_unknown_published_condition_is_named() -> None:
 
 
 def test_other_sources_are_not_gated() -> None:
-    scores = condition_scores(hand_cells("run"))
+    scores = condition_scores(breakdown_cells("run"))
     _, board = leaderboard_like()
     board["n_pass5"] = 0
     assert check_trials_against_leaderboard(scores, board) == []
 
 
 def test_source_summary() -> None:
-    text = source_summary(hand_cells("run"))
+    text = source_summary(breakdown_cells("run"))
     assert text.startswith("No published per-trial verdicts present.")
     assert "run: m1 (off): stands alone" in text.splitlines()
-    published = source_summary(hand_cells("published"))
+    published = source_summary(breakdown_cells("published"))
     assert "published: pooled over 3 conditions (m1 (off), m2 (off), m3 (high))" in published
 
 
@@ -86,8 +86,8 @@ def test_cell_records_must_match_their_own_trials(tmp_path) -> None:
 
     from factories import scenarios_frame, trials_frame
 
-    from analysis.trial_gate import check_cell_records
-    from analysis.verdicts import write_scenarios_detail
+    from analysis.export import write_scenarios_detail
+    from analysis.trial_crosscheck import check_cell_records
 
     path = write_scenarios_detail(trials_frame(), scenarios_frame(), tmp_path / "detail.json")
     cells = score_cells_of(path)
@@ -109,6 +109,6 @@ def score_cells_of(path):
     from factories import scenarios_frame
 
     from analysis.scoring import score_cells
-    from analysis.verdicts import load_scenarios_detail
+    from analysis.trials import load_scenarios_detail
 
     return score_cells(load_scenarios_detail(path), scenarios_frame())
