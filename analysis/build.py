@@ -105,6 +105,7 @@ def execute(notebook: Path, staging: Path, kernel, cell_timeout: float) -> Path:
         engine_name=ENGINE,
         km=kernel.km,
         execution_timeout=cell_timeout,
+        partial_path=executed,
         request_save_on_cell_execute=False,
         progress_bar=False,
         log_output=False,
@@ -172,9 +173,7 @@ def run_notebook(notebook: Path, staging: Path, kernel, cell_timeout: float) -> 
         kernel_ok = True
     except CellTimeoutError:
         cell = _running_cell(notebook, executed)
-        failure = (
-            f"{notebook.name}: {cell} ran longer than {cell_timeout:g} s; its kernel was stopped"
-        )
+        failure = f"{notebook.name}: {cell} ran past {cell_timeout:g} s; its kernel was stopped"
     except DeadKernelError:
         cell = _running_cell(notebook, executed)
         failure = f"{notebook.name}: the kernel died while running {cell}"
@@ -237,7 +236,7 @@ class NotebookRunner:
     def _start(self):
         from analysis.kernels import WarmKernel
 
-        kernel = WarmKernel(paths.PROJECT_ROOT, self.cell_timeout, self.stop)
+        kernel = WarmKernel(paths.PROJECT_ROOT, self.stop)
         try:
             kernel.start(self.modules)
         except Exception:

@@ -23,9 +23,12 @@ from jupyter_client.manager import AsyncKernelManager
 from jupyter_core.utils import run_sync
 from papermill.clientwrap import PapermillNotebookClient
 from papermill.engines import NBClientEngine, papermill_engines
+from papermill.iorw import write_ipynb
 
 #: Seconds a kernel may take to start and answer.
 START_TIMEOUT = 60
+#: Seconds the imports of a new kernel, or the reset between notebooks, may take.
+SETUP_TIMEOUT = 300
 #: Arguments of every kernel: no kernel warnings on the build's terminal, no history file.
 KERNEL_ARGUMENTS = ["--IPKernelApp.log_level=ERROR", "--HistoryManager.hist_file=:memory:"]
 #: One BLAS thread per kernel: the build runs one kernel per core already.
@@ -87,7 +90,9 @@ RESTORE_CODE = "import steerbench_kernel_state as _state\n_state.restore()\n"
 
 class WarmEngine(NBClientEngine):
     """Papermill's nbclient engine on the kernel manager passed as ``km``; it closes its
-    client's channels afterwards and leaves the kernel running."""
+    client's channels afterwards and leaves the kernel running. When execution stops on
+    anything but a failing cell (a timeout, a dead kernel), the notebook as far as it ran
+    is written to ``partial_path``."""
 
     @classmethod
     def execute_managed_notebook(
@@ -100,6 +105,7 @@ class WarmEngine(NBClientEngine):
         start_timeout=START_TIMEOUT,
         execution_timeout=None,
         km=None,
+        partial_path=None,
         **kwargs,
     ):
         if km is None:
@@ -116,6 +122,10 @@ class WarmEngine(NBClientEngine):
         )
         try:
             return client.execute()
+        except Exception:
+            if partial_path is not None:
+                write_ipynb(nb_man.nb, str(partial_path))
+            raise
         finally:
             if client.kc is not None:
                 client.kc.stop_channels()
@@ -131,14 +141,8 @@ class WarmKernel:
     session identity, and the kernel answers the last one connected.
     """
 
-    def __init__(
-        self,
-        cwd: Path,
-        cell_timeout: float,
-        stop: threading.Event | None = None,
-    ) -> None:
+    def __init__(self, cwd: Path, stop: threading.Event | None = None) -> None:
         self.cwd = cwd
-        self.cell_timeout = cell_timeout
         self.stop = stop or threading.Event()
         self.km = AsyncKernelManager(kernel_name="python3")
 
@@ -158,7 +162,8 @@ class WarmKernel:
         self.run(RESTORE_CODE, "resetting the kernel between notebooks")
 
     def run(self, code: str, doing: str) -> None:
-        """Execute ``code`` quietly; :class:`KernelError` if it fails, hangs or the kernel dies."""
+        """Execute set-up ``code`` quietly; :class:`KernelError` if it fails, takes longer
+        than ``SETUP_TIMEOUT``, or the kernel dies."""
         run_sync(self._run)(code, doing)
 
     async def _run(self, code: str, doing: str) -> None:
@@ -170,12 +175,12 @@ class WarmKernel:
             except RuntimeError as error:
                 raise KernelError(f"the kernel did not answer while {doing}: {error}") from None
             msg_id = kc.execute(code, silent=True, store_history=False)
-            deadline = time.monotonic() + self.cell_timeout
+            deadline = time.monotonic() + SETUP_TIMEOUT
             while True:
                 if self.stop.is_set():
                     raise KernelError(f"stopped while {doing}: the build ended")
                 if time.monotonic() > deadline:
-                    raise KernelError(f"no answer after {self.cell_timeout:g} s while {doing}")
+                    raise KernelError(f"no answer after {SETUP_TIMEOUT} s while {doing}")
                 try:
                     reply = await kc.get_shell_msg(timeout=1)
                 except (TimeoutError, Empty):
