@@ -3,6 +3,8 @@ from published counts (labelled as ignoring pairing and clustering)."""
 
 from __future__ import annotations
 
+import functools
+
 import numpy as np
 import pandas as pd
 import pingouin as pg
@@ -357,6 +359,15 @@ def unpaired_reasoning(conditions: pd.DataFrame) -> pd.DataFrame:
     return _frame(rows)
 
 
+@functools.lru_cache(maxsize=64)
+def _paired_t_effect(n_pairs: int, alpha: float, power: float) -> float:
+    """The paired t-test's detectable standardised effect (statsmodels; solved once per
+    number of pairs, as every contrast of one release shares it)."""
+    from statsmodels.stats.power import TTestPower
+
+    return float(TTestPower().solve_power(nobs=n_pairs, alpha=alpha, power=power))
+
+
 def minimum_detectable_difference(
     n_pairs: int,
     *,
@@ -382,10 +393,7 @@ def minimum_detectable_difference(
     if n_pairs < 2:
         return np.nan
     if sd_diff is not None:
-        from statsmodels.stats.power import TTestPower
-
-        effect = TTestPower().solve_power(nobs=n_pairs, alpha=alpha, power=power)
-        return float(effect * sd_diff)
+        return _paired_t_effect(n_pairs, alpha, power) * float(sd_diff)
     if discordance is None or not discordance > 0:
         return np.nan
     z_a, z_b = stats.norm.ppf(1 - alpha / 2), stats.norm.ppf(power)
