@@ -83,7 +83,7 @@ clean:
 # per-trial notebooks find it;
 # extra steerbench-run options go in RUN_ARGS, e.g.
 # RUN_ARGS="--base-url http://127.0.0.1:8000/v1 --model NAME" with GATE=endpoint.
-# `make reference-runs` regenerates data/runs/reference-gates/trials.csv.
+# `make reference-runs` regenerates data/runs/reference-policies/trials.csv.
 GATE ?= always-hold
 OUT ?= data/runs/local/$(GATE)
 RUN_ARGS ?=
@@ -97,7 +97,7 @@ run: data
 reference-runs: data
 	for gate in always-hold always-proceed surface-flag; do \
 		$(VENV)/bin/steerbench-run --gate $$gate --out $(REFERENCE_ROOT) \
-			--run-id reference-gates --trials 5 --no-progress || exit 1; \
+			--run-id reference-policies --trials 5 --no-progress || exit 1; \
 	done
-	$(VENV)/bin/steerbench-run export-tidy $(REFERENCE_ROOT) data/runs/reference-gates/trials.csv
+	$(VENV)/bin/steerbench-run export-tidy $(REFERENCE_ROOT) data/runs/reference-policies/trials.csv
 	rm -rf $(REFERENCE_ROOT)

@@ -84,9 +84,11 @@ def one_pool(cells: pd.DataFrame, what: str) -> None:
         )
 
 
-def scored_cells(cells: pd.DataFrame, scenarios: pd.DataFrame) -> pd.DataFrame:
-    """The modal-scored cells (pooled by :func:`pool_cells`) with the scenario's pattern,
-    title, domain and action effect (string-typed keys, a plain integer index)."""
+def decided_cells(cells: pd.DataFrame, scenarios: pd.DataFrame) -> pd.DataFrame:
+    """The decided cells (those with a modal decision; pooled by :func:`pool_cells`) with
+    their scenario's pattern, title, domain and action effect (string-typed keys, a plain
+    integer index). :func:`analysis.scoring.score_cells` scores every cell; this keeps the
+    decided ones and joins their scenarios."""
     cells = pool_cells(cells)
     keep = cells.loc[cells["modal_scored"].to_numpy(dtype=bool)].copy()
     for column in ("scenario_id", "condition", "source"):
@@ -112,7 +114,7 @@ def pattern_gradient(cells: pd.DataFrame, scenarios: pd.DataFrame) -> pd.DataFra
     ``n_cells``, ``n_correct`` (modal-correct cells), ``accuracy = n_correct / n_cells`` and
     its Wilson 95% bounds; sorted by source, then accuracy descending.
     """
-    scored = scored_cells(cells, scenarios)
+    scored = decided_cells(cells, scenarios)
     scored["boundary_pattern"] = scored["boundary_pattern"].astype(str)
     table = (
         scored.groupby(["source", "boundary_pattern"], sort=True)
@@ -173,7 +175,7 @@ def mirror_gap(cells: pd.DataFrame, scenarios: pd.DataFrame) -> MirrorGap:
     """Anchors (``public_harm_anchor``) against mirrors (``incident_mirror``) and detector
     conflicts: modal-correct / modal-scored cells of each, pooled over the given cells, which
     must be one pool (:func:`pool_cells`)."""
-    scored = scored_cells(cells, scenarios)
+    scored = decided_cells(cells, scenarios)
     one_pool(scored, "mirror_gap")
     anchor = _pattern_counts(scored, ANCHOR)
     mirror = _pattern_counts(scored, MIRROR)
@@ -187,7 +189,7 @@ def per_condition_pattern_accuracy(
     """Per (source, condition): ``<pattern>_correct``, ``<pattern>_cells`` and
     ``<pattern>_accuracy`` (modal-correct / modal-scored cells) for each pattern; one row per
     condition, for an anchor-against-mirror scatter."""
-    scored = scored_cells(cells, scenarios)
+    scored = decided_cells(cells, scenarios)
     scored["boundary_pattern"] = scored["boundary_pattern"].astype(str)
     base = scored[["source", "condition"]].drop_duplicates().sort_values(["source", "condition"])
     out = base.reset_index(drop=True)
@@ -213,7 +215,7 @@ def hardest_scenarios(cells: pd.DataFrame, scenarios: pd.DataFrame, n: int = 10)
     ``n``-th: ``n_wrong`` modal misses out of ``n_conditions`` modal-scored cells, with
     ``miss_rate``, pattern, required gate and title; sorted by miss rate, then misses (both
     descending), then scenario id."""
-    scored = scored_cells(cells, scenarios)
+    scored = decided_cells(cells, scenarios)
     scored["wrong"] = ~scored["modal_correct"]
     table = (
         scored.groupby(["source", "scenario_id"], sort=True)
@@ -374,7 +376,7 @@ def severity_by_tier(cells: pd.DataFrame, scenarios: pd.DataFrame) -> Severity:
     each weight, ``weight_scored``, ``weight_missed`` and ``weighted_miss`` = missed weight /
     scored weight.
     """
-    scored = scored_cells(cells, scenarios)
+    scored = decided_cells(cells, scenarios)
     scored = scored.loc[scored["directionally_scored"].to_numpy(dtype=bool)]
     weights = scenarios[["scenario_id", "tier_weight"]].copy()
     weights["scenario_id"] = weights["scenario_id"].astype(str)
@@ -415,7 +417,7 @@ def severity_by_tier(cells: pd.DataFrame, scenarios: pd.DataFrame) -> Severity:
 def accuracy_by(cells: pd.DataFrame, scenarios: pd.DataFrame, column: str) -> pd.DataFrame:
     """Modal accuracy per (source, condition, stratum of ``column``), long form: ``n_cells``,
     ``n_correct``, ``accuracy`` and Wilson bounds, over modal-scored cells."""
-    scored = scored_cells(cells, scenarios)
+    scored = decided_cells(cells, scenarios)
     if column not in scored.columns:
         meta = scenarios[["scenario_id", column]].copy()
         meta["scenario_id"] = meta["scenario_id"].astype(str)

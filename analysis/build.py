@@ -194,7 +194,7 @@ def check_inputs() -> None:
     """Load every input the notebooks read, so that bad input stops the build first."""
     from analysis.leaderboard import load_conditions
     from analysis.scenarios import load_scenarios
-    from analysis.trial_gate import load_checked_cells
+    from analysis.trial_crosscheck import load_checked_cells
 
     scenarios = load_scenarios()
     load_conditions(scenarios)

@@ -18,7 +18,7 @@ import nbformat
 import pandas as pd
 
 from analysis.claims import readable
-from analysis.report import presented
+from analysis.outputs import presented
 
 TITLE = "SteerBench-Work: reproduction report"
 _ANSI = re.compile(r"\x1b\[[0-9;]*[A-Za-z]")

@@ -93,7 +93,7 @@ def latex_table(frame: pd.DataFrame, caption: str, label: str) -> str:
     """
     if _CAPTION_NUMBERED.match(caption):
         raise ValueError(f"table {label}: the caption must not start with 'Table N:'")
-    from analysis.report import presented
+    from analysis.outputs import presented
 
     shown = presented(frame)
     numeric = [

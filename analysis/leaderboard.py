@@ -42,7 +42,7 @@ FLOOR_SETTINGS = ("off", "minimal", "low", "none")
 LEADERBOARD_FILENAME = "leaderboard.json"
 
 
-class ConsistencyError(ValueError):
+class CrossCheckError(ValueError):
     """Published numbers disagree with what their counts give; ``mismatches`` lists each."""
 
     def __init__(self, source: str, mismatches: list[str]):
@@ -67,15 +67,15 @@ def read_leaderboard(path: Path) -> list[dict]:
     try:
         return json.loads(path.read_text(encoding="utf-8"))["rows"]
     except json.JSONDecodeError as error:
-        raise ConsistencyError(str(path), [f"malformed JSON ({error})"]) from None
+        raise CrossCheckError(str(path), [f"malformed JSON ({error})"]) from None
     except KeyError:
-        raise ConsistencyError(str(path), ["no 'rows' list"]) from None
+        raise CrossCheckError(str(path), ["no 'rows' list"]) from None
 
 
 def _field(row: dict, label: str, field: str) -> str:
     value = row.get(field)
     if not isinstance(value, str):
-        raise ConsistencyError(LEADERBOARD_FILENAME, [f"{label}: {field}: missing or not a string"])
+        raise CrossCheckError(LEADERBOARD_FILENAME, [f"{label}: {field}: missing or not a string"])
     return value
 
 
@@ -87,11 +87,11 @@ def _counted(row: dict, label: str, field: str, whole_bare: bool) -> tuple[int, 
         k_text, n_text = tail.removesuffix(")").split("/")
         k, n = int(k_text), int(n_text)
     except ValueError:
-        raise ConsistencyError(
+        raise CrossCheckError(
             LEADERBOARD_FILENAME, [f"{label}: {field}: cannot read {text!r}"]
         ) from None
     if not head or not tail.endswith(")") or not 0 <= k <= n or n == 0:
-        raise ConsistencyError(LEADERBOARD_FILENAME, [f"{label}: {field}: cannot read {text!r}"])
+        raise CrossCheckError(LEADERBOARD_FILENAME, [f"{label}: {field}: cannot read {text!r}"])
     return k, n
 
 
@@ -101,12 +101,12 @@ def numerator_for(row: dict, label: str, field: str, n: int) -> int:
     text = _field(row, label, field)
     interval = row.get(f"{field}_ci95")
     if n <= 0:
-        raise ConsistencyError(LEADERBOARD_FILENAME, [f"{label}: {field}: no denominator ({n})"])
+        raise CrossCheckError(LEADERBOARD_FILENAME, [f"{label}: {field}: no denominator ({n})"])
     candidates = [k for k in range(n + 1) if percent_text(k, n) == text]
     if len(candidates) > 1 and isinstance(interval, str):
         candidates = [k for k in candidates if interval_text(k, n) == interval]
     if len(candidates) != 1:
-        raise ConsistencyError(
+        raise CrossCheckError(
             LEADERBOARD_FILENAME,
             [f"{label}: {field}: {text!r} fits {len(candidates)} counts out of {n}, not one"],
         )
@@ -152,7 +152,7 @@ def weighted_miss_counts(text: str, denominators: list[int], misses: int) -> lis
 def parse_rows(rows: list[dict], trials_per_cell: int, scenarios: pd.DataFrame) -> pd.DataFrame:
     """Published rows as counts: one row per model condition.
 
-    Raises :class:`ConsistencyError` for a string that cannot be read or a percentage that
+    Raises :class:`CrossCheckError` for a string that cannot be read or a percentage that
     fits no count (or several).
     """
     parsed = []
@@ -188,7 +188,7 @@ def parse_rows(rows: list[dict], trials_per_cell: int, scenarios: pd.DataFrame) 
             _field(row, label, "weighted_miss"), denominators, under_k + over_k
         )
         if not fits:
-            raise ConsistencyError(
+            raise CrossCheckError(
                 LEADERBOARD_FILENAME,
                 [
                     f"{label}: weighted_miss: {row['weighted_miss']!r} is no count over the "
@@ -296,9 +296,9 @@ def check_leaderboard(
 
 
 def load_conditions(scenarios: pd.DataFrame, results_dir: Path = paths.RESULTS_DIR) -> pd.DataFrame:
-    """The published model conditions as counts, after the consistency gate.
+    """The published model conditions as counts, after the cross-check.
 
-    Raises :class:`ConsistencyError` listing every field whose published string is not what
+    Raises :class:`CrossCheckError` listing every field whose published string is not what
     its counts give.
     """
     manifest_path = results_dir / "release-manifest.json"
@@ -306,15 +306,15 @@ def load_conditions(scenarios: pd.DataFrame, results_dir: Path = paths.RESULTS_D
     try:
         trials_per_cell = int(manifest["n_trials_per_cell"])
     except (KeyError, TypeError, ValueError):
-        raise ConsistencyError(
+        raise CrossCheckError(
             str(manifest_path), ["n_trials_per_cell: missing or not an integer"]
         ) from None
     path = results_dir / LEADERBOARD_FILENAME
     rows = read_leaderboard(path)
     try:
         conditions = parse_rows(rows, trials_per_cell, scenarios)
-    except ConsistencyError as error:
-        raise ConsistencyError(str(path), error.mismatches) from None
+    except CrossCheckError as error:
+        raise CrossCheckError(str(path), error.mismatches) from None
     problems = check_leaderboard(rows, conditions, scenarios, trials_per_cell)
     published = list(manifest.get("published_rows", []))
     if published and sorted(published) != sorted(conditions["label"]):
@@ -323,7 +323,7 @@ def load_conditions(scenarios: pd.DataFrame, results_dir: Path = paths.RESULTS_D
             f"{sorted(set(published) ^ set(conditions['label']))}"
         )
     if problems:
-        raise ConsistencyError(str(path), problems)
+        raise CrossCheckError(str(path), problems)
     return conditions.astype(
         {
             "model": "category",

@@ -124,7 +124,7 @@ def degenerate_gates(scenarios: pd.DataFrame) -> pd.DataFrame:
             {
                 "condition": gate,
                 "model": gate,
-                "reasoning": "gate",
+                "reasoning": "policy",
                 "source": "degenerate",
                 "n_trials": len(scenarios),
                 "n_trials_correct": correct,

@@ -20,8 +20,8 @@ import typst
 
 from analysis.claims import ledger, readable
 from analysis.html_report import render_html
+from analysis.outputs import merge_catalogue, write_table
 from analysis.provenance import write_numbers_tex
-from analysis.report import merge_catalogue, write_table
 
 TEMPLATE = Path(__file__).parent / "templates" / "report.typ"
 CLAIMS_CAPTION = (

@@ -33,7 +33,7 @@ FRAGMENTS = "numbers"
 #: A citable name: lowercase slug segments joined by dots.
 NAME = re.compile(r"[a-z0-9_-]+(\.[a-z0-9_-]+)*")
 #: Namespaces of numbers computed on other verdicts than the paper's, by trials ``source``.
-SOURCE_NAMESPACES = {"published": None, "reference-gate": "reference", "run": "runs"}
+SOURCE_NAMESPACES = {"published": None, "reference-policy": "reference", "run": "runs"}
 
 
 def slug(text: str) -> str:
@@ -48,8 +48,8 @@ def slug(text: str) -> str:
 def number_name(section: str, *parts: str, source: str = "published") -> str:
     """``section.part...`` for the paper's verdicts, under ``reference.`` or ``runs.`` otherwise.
 
-    ``source`` is a trials source (``published``, ``reference-gate``, ``run``) or a pool of
-    ``analysis.breakdowns.pool_cells`` (``"reference-gate: surface-flag (gate)"``): a pool of
+    ``source`` is a trials source (``published``, ``reference-policy``, ``run``) or a pool of
+    ``analysis.breakdowns.pool_cells`` (``"reference-policy: surface-flag (policy)"``): a pool of
     one condition names that condition once, after the section. Each part is slugged as one
     segment (``"gpt-5.4-nano"`` -> ``gpt-5-4-nano``).
     """

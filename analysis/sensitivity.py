@@ -14,7 +14,7 @@ from fractions import Fraction
 
 import pandas as pd
 
-from analysis.breakdowns import CONFLICT, MIRROR, pool_cells, scored_cells
+from analysis.breakdowns import CONFLICT, MIRROR, decided_cells, pool_cells
 from analysis.metrics import Directional
 from analysis.vocabulary import ALLOWED, BLOCKED
 
@@ -76,7 +76,7 @@ def without_derived_flags(cells: pd.DataFrame, scenarios: pd.DataFrame) -> Deriv
     and mirror scenarios."""
     excluded = _ids(scenarios, scenarios["derived_flag"])
     kept = _excluding(cells, excluded)
-    scored = scored_cells(kept, scenarios)
+    scored = decided_cells(kept, scenarios)
     pattern = scored["boundary_pattern"].astype(str)
     conflict = pattern == CONFLICT
     mirror = pattern == MIRROR

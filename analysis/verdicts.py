@@ -17,7 +17,7 @@ The trials table (``TRIAL_COLUMNS``) has one row per (scenario, condition, trial
     ``ok``, ``parse_failed``, ``provider_filtered``, ``infrastructure_failed``, ``truncated``
     (``ok`` when the layout records none).
 ``source`` (category)
-    ``published`` (the release's verdict file), ``reference-gate`` or ``run``.
+    ``published`` (the release's verdict file), ``reference-policy`` or ``run``.
 
 Layouts: the release's ``scenarios-detail.json`` (``load_scenarios_detail``), a raw run root
 ``<root>/<variant>/<scenario_id>/trial-N.json`` (``load_run_root``) and tidy Parquet / CSV /
@@ -61,7 +61,7 @@ STATUSES: tuple[str, ...] = (
 )
 PROVIDER_FILTERED = "provider_filtered"
 
-SOURCES: tuple[str, ...] = ("published", "reference-gate", "run")
+SOURCES: tuple[str, ...] = ("published", "reference-policy", "run")
 SOURCE_DTYPE = pd.CategoricalDtype(list(SOURCES))
 
 DETAIL_FILENAME = "scenarios-detail.json"
@@ -742,11 +742,11 @@ def discover_runs(runs_dir: str | os.PathLike[str] | None = None) -> list[dict[s
 
     Returns entries ``{kind, paths, source}``: the release verdict file
     (``<results>/scenarios-detail.json``, source ``published``); raw run roots (folders with a
-    ``RUN_PLAN.json``; shards grouped by ``run_id``; source ``reference-gate`` under the
-    reference-gates folder, else ``run``); tidy ``*.parquet``/``*.csv``/``*.jsonl`` tables
+    ``RUN_PLAN.json``; shards grouped by ``run_id``; source ``reference-policy`` under the
+    reference-policies folder, else ``run``); tidy ``*.parquet``/``*.csv``/``*.jsonl`` tables
     outside the results folder and outside run roots; Inspect logs (``*.eval``, timestamped
     ``*.json``; ``analysis.inspect_logs``) there too, one condition each. Raw roots under the
-    reference-gates folder are skipped when the runner's tidy ``trials.csv`` is there (it
+    reference-policies folder are skipped when the runner's tidy ``trials.csv`` is there (it
     holds the same trials).
     """
     base = Path(runs_dir) if runs_dir is not None else project_paths.RUNS_DIR
@@ -771,7 +771,7 @@ def discover_runs(runs_dir: str | os.PathLike[str] | None = None) -> list[dict[s
         if is_reference and reference_tidy:
             continue
         run_id = str(_read_json(root / RUN_PLAN_FILENAME).get("run_id"))
-        source = "reference-gate" if is_reference else "run"
+        source = "reference-policy" if is_reference else "run"
         groups.setdefault((run_id, source), []).append(root)
     for (_, source), members in sorted(groups.items()):
         found.append({"kind": "run_root", "paths": members, "source": source})

@@ -193,7 +193,7 @@ def test_digest_follows_content_not_timestamps(tmp_path):
     data = data_copy(tmp_path)
     notebooks = default_notebooks()
     base = build_digest(data, notebooks)
-    run_root = data / "runs" / "reference-gates"
+    run_root = data / "runs" / "reference-policies"
     copied = data / "runs" / "local" / "copied"
     copied.parent.mkdir(parents=True, exist_ok=True)
     shutil.copytree(run_root, copied)  # copy2: the old timestamps travel along (cp -p)

@@ -177,12 +177,12 @@ def test_clustered_intervals_are_wider_than_wilson_on_clustered_data():
     assert table.estimand.str.contains("population of scenarios").all()
 
 
-def test_pooled_quantities_on_the_reference_gates(scenarios):
+def test_pooled_quantities_on_the_reference_policies(scenarios):
     from analysis.breakdowns import mirror_gap, pattern_gradient
-    from analysis.trial_gate import load_checked_cells
+    from analysis.trial_crosscheck import load_checked_cells
 
     _, cells = load_checked_cells(scenarios)
-    reference = cells[cells.pool_of.astype(str) == "reference-gate"].assign(source="reference")
+    reference = cells[cells.pool_of.astype(str) == "reference-policy"].assign(source="reference")
     gap = inf.pooled_mirror_gap(reference, scenarios).iloc[0]
     assert gap.estimate == pytest.approx(float(mirror_gap(reference, scenarios).gap))
     patterns = inf.pooled_pattern_accuracy(reference, scenarios)

@@ -95,7 +95,7 @@ def test_long_and_wide_tables_compile_and_fit(tmp_path):
             "scenario_id": [
                 f"some-very-long-scenario-identifier-{i}-tier-b-00{i}" for i in range(80)
             ],
-            "condition": ["gemini-3.1-flash-lite (minimal) [reference-gate]"] * 80,
+            "condition": ["gemini-3.1-flash-lite (minimal) [reference-policy]"] * 80,
             "boundary_pattern": ["detector_conflict"] * 80,
             "accuracy": [i / 80 for i in range(80)],
             "accuracy_low": [0.0] * 80,

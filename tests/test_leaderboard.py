@@ -1,4 +1,4 @@
-"""The published conditions: parsed counts, the consistency gate, and Table 2."""
+"""The published conditions: parsed counts, the cross-check, and Table 2."""
 
 from __future__ import annotations
 
@@ -12,7 +12,7 @@ import pytest
 from analysis import paths
 from analysis.formatting import weighted_miss_text
 from analysis.leaderboard import (
-    ConsistencyError,
+    CrossCheckError,
     interval_text,
     leaderboard_table,
     load_conditions,
@@ -76,7 +76,7 @@ def _edit_row(results, label, field, value):
 
 def test_changed_count_is_refused_naming_row_and_field(scenarios, results_copy):
     _edit_row(results_copy, "gpt-5.4-nano (off)", "modal_accuracy", "57.5% (62/106)")
-    with pytest.raises(ConsistencyError) as refused:
+    with pytest.raises(CrossCheckError) as refused:
         load_conditions(scenarios, results_copy)
     message = str(refused.value)
     assert "gpt-5.4-nano (off): modal_accuracy: published '57.5% (62/106)'" in message
@@ -85,13 +85,13 @@ def test_changed_count_is_refused_naming_row_and_field(scenarios, results_copy):
 
 def test_changed_interval_is_refused(scenarios, results_copy):
     _edit_row(results_copy, "kimi-k2.6 (off)", "pass5_ci95", "[77.0%, 90.4%]")
-    with pytest.raises(ConsistencyError, match=r"kimi-k2.6 \(off\): pass5_ci95"):
+    with pytest.raises(CrossCheckError, match=r"kimi-k2.6 \(off\): pass5_ci95"):
         load_conditions(scenarios, results_copy)
 
 
 def test_unexplained_denominator_is_refused(scenarios, results_copy):
     _edit_row(results_copy, "gpt-5.4 (off)", "over_refusal", "27.8% (15/54)")
-    with pytest.raises(ConsistencyError, match=r"gpt-5.4 \(off\): modal_accuracy: 90 correct"):
+    with pytest.raises(CrossCheckError, match=r"gpt-5.4 \(off\): modal_accuracy: 90 correct"):
         load_conditions(scenarios, results_copy)
 
 

@@ -38,7 +38,7 @@ def test_stand_in_values_never_take_the_papers_names(numbers):
     stand_ins = [n for n in numbers if n.split(".")[0] in ("reference", "runs")]
     assert stand_ins, "the reference policies' numbers are recorded under reference."
     for name in numbers:
-        assert "reference-gate" not in name.split(".")[1:], name
+        assert "reference-policy" not in name.split(".")[1:], name
 
 
 def test_claims_ledger_lists_every_claim(built_paper):
@@ -59,7 +59,7 @@ def test_names_of_other_sources_go_to_their_namespace():
     assert number_name("patterns", "incident_mirror", "modal_accuracy") == (
         "patterns.incident_mirror.modal_accuracy"
     )
-    assert number_name("patterns", "x", source="reference-gate").startswith("reference.")
+    assert number_name("patterns", "x", source="reference-policy").startswith("reference.")
     assert number_name("stability", "m (off)", source="run") == "runs.stability.m-off"
     # A pool of one condition names it once; a named pool of runs goes under runs.
     assert number_name("severity", "a (off)", "w", source="run: a (off)") == (

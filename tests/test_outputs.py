@@ -13,8 +13,8 @@ import pytest
 
 from analysis import paths
 from analysis.claims import DIFFERS, NEEDS_VERDICTS, NOT_COMPUTED, REPRODUCED, judge, ledger
+from analysis.outputs import Output, human_header, presented
 from analysis.published import CLAIMS, Claim
-from analysis.report import Output, human_header, presented
 
 
 @pytest.fixture(scope="module")

@@ -14,9 +14,9 @@ import pytest
 import release_writer as writer
 
 from analysis import paths
-from analysis.leaderboard import ConsistencyError, load_conditions, rank_conditions
+from analysis.leaderboard import CrossCheckError, load_conditions, rank_conditions
 from analysis.provenance import slug
-from analysis.trial_gate import load_checked_cells
+from analysis.trial_crosscheck import load_checked_cells
 
 
 @pytest.fixture(scope="module")
@@ -77,7 +77,7 @@ def test_the_leaderboard_gate_reads_the_written_release(built, scenarios):
     assert ranked.index("tie-b (off)") < ranked.index("tie-a (off)")  # pass5, not the label
 
 
-def test_per_trial_gate_accepts_the_release_and_refuses_swapped_trials(built, scenarios):
+def test_per_trial_crosscheck_accepts_the_release_and_refuses_swapped_trials(built, scenarios):
     root, _, _ = built
     detail = _results(root) / "scenarios-detail.json"
     _, cells = load_checked_cells(scenarios, [detail], _results(root))
@@ -88,7 +88,7 @@ def test_per_trial_gate_accepts_the_release_and_refuses_swapped_trials(built, sc
     tampered = root / "tampered" / "scenarios-detail.json"
     tampered.parent.mkdir()
     tampered.write_text(json.dumps(doc))
-    with pytest.raises(ConsistencyError) as refused:
+    with pytest.raises(CrossCheckError) as refused:
         load_checked_cells(scenarios, [tampered], _results(root))
     assert "scenarios-detail.json: delta (off) / " in str(refused.value)
     assert ": n_correct: stated" in str(refused.value)

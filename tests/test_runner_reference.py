@@ -1,4 +1,4 @@
-"""Reference gates through the run-root writer: layout, scores, shards, cells, tidy export."""
+"""Reference policies through the run-root writer: layout, scores, shards, cells, tidy export."""
 
 from __future__ import annotations
 
@@ -11,7 +11,7 @@ import pytest
 from analysis import paths
 from analysis.runner.cells import modal_permission, score_cell
 from analysis.runner.cli import main
-from analysis.runner.gates import REFERENCE_GATES
+from analysis.runner.gates import REFERENCE_POLICIES
 from analysis.runner.inputs import load_pinned_inputs
 from analysis.runner.runroot import (
     RunRootError,
@@ -45,8 +45,8 @@ def inputs():
 @pytest.fixture(scope="module")
 def reference_root(inputs, tmp_path_factory) -> Path:
     root = tmp_path_factory.mktemp("reference")
-    for gate in REFERENCE_GATES.values():
-        run_gate(gate(), inputs, root, run_id="reference-gates", progress=False)
+    for gate in REFERENCE_POLICIES.values():
+        run_gate(gate(), inputs, root, run_id="reference-policies", progress=False)
     return root
 
 
@@ -85,7 +85,7 @@ def test_run_root_layout_and_field_names(reference_root: Path, inputs) -> None:
 
 
 def test_surface_flag_reads_the_flag_lines(inputs) -> None:
-    gate = REFERENCE_GATES["surface-flag"]()
+    gate = REFERENCE_POLICIES["surface-flag"]()
     for scenario in inputs.scenarios:
         flags = set(scenario.flag_line("risk_flags") + scenario.flag_line("integrity_flags"))
         expected = "blocked" if flags - {"commit_point"} else "allowed"
@@ -96,14 +96,14 @@ def test_surface_flag_reads_the_flag_lines(inputs) -> None:
 
 
 def test_rerun_reuses_every_trial(reference_root: Path, inputs) -> None:
-    gate = REFERENCE_GATES["always-hold"]()
+    gate = REFERENCE_POLICIES["always-hold"]()
     summary = run_gate(gate, inputs, reference_root, progress=False)
-    assert summary.run_id == "reference-gates"
+    assert summary.run_id == "reference-policies"
     assert (summary.n_calls_made, summary.n_trials_reused) == (0, 530)
 
 
 def test_a_different_run_id_is_refused(inputs, tmp_path: Path) -> None:
-    gate = REFERENCE_GATES["always-proceed"]()
+    gate = REFERENCE_POLICIES["always-proceed"]()
     ids = [s.id for s in inputs.scenarios[:2]]
     run_gate(gate, inputs, tmp_path, run_id="a", scenario_ids=ids, trials=2, progress=False)
     with pytest.raises(RunRootError, match=r"run id .* is 'b' but the root records 'a'"):
@@ -165,9 +165,9 @@ def test_tidy_export_merges_shards_and_matches_committed_data(inputs, tmp_path: 
     roots = []
     for i in (1, 2):
         root = tmp_path / f"shard-{i}"
-        for name in REFERENCE_GATES:
+        for name in REFERENCE_POLICIES:
             args = ["--gate", name, "--out", str(root), "--shard", f"{i}/2", "--no-progress"]
-            assert main([*args, "--run-id", "reference-gates"]) == 0
+            assert main([*args, "--run-id", "reference-policies"]) == 0
         roots.append(root)
     out = tmp_path / "trials.csv"
     assert main(["export-tidy", *map(str, roots), str(out)]) == 0
@@ -175,7 +175,7 @@ def test_tidy_export_merges_shards_and_matches_committed_data(inputs, tmp_path: 
         rows = list(csv.DictReader(handle))
     assert tuple(rows[0]) == TIDY_COLUMNS
     assert len(rows) == 3 * 106 * 5
-    assert {(r["reasoning"], r["source"]) for r in rows} == {("gate", "reference-gate")}
+    assert {(r["reasoning"], r["source"]) for r in rows} == {("policy", "reference-policy")}
     committed = paths.REFERENCE_RUNS_DIR / "trials.csv"
     assert out.read_bytes() == committed.read_bytes()
     assert export_tidy([roots[0]], tmp_path / "half.csv") == 3 * 53 * 5

@@ -14,7 +14,7 @@ import pytest
 
 from analysis import paths
 from analysis.runner.cli import main
-from analysis.runner.gates import REFERENCE_GATES, chat_messages
+from analysis.runner.gates import REFERENCE_POLICIES, chat_messages
 from analysis.runner.inputs import PinnedInputError, load_pinned_inputs
 from analysis.runner.runroot import RunRootError, run_gate
 from analysis.verdicts import discover_runs, load_run_root
@@ -175,7 +175,7 @@ def test_the_bytes_about_to_be_sent_must_hash_to_the_pins(inputs) -> None:
 def test_a_run_refuses_inputs_whose_prompt_differs_from_the_pin(inputs, tmp_path: Path) -> None:
     tampered = replace(inputs, system_prompt=inputs.system_prompt + " ")
     with pytest.raises(PinnedInputError, match="system prompt"):
-        run_gate(REFERENCE_GATES["always-hold"](), tampered, tmp_path / "r", progress=False)
+        run_gate(REFERENCE_POLICIES["always-hold"](), tampered, tmp_path / "r", progress=False)
     assert not (tmp_path / "r").exists()
 
 
@@ -189,7 +189,7 @@ def test_progress_bar_only_on_a_terminal(inputs, tmp_path: Path, monkeypatch, te
     stream = _Terminal() if terminal else io.StringIO()
     monkeypatch.setattr("sys.stderr", stream)
     ids = FIRST_FOUR.split(",")
-    run_gate(REFERENCE_GATES["always-hold"](), inputs, tmp_path, scenario_ids=ids, trials=1)
+    run_gate(REFERENCE_POLICIES["always-hold"](), inputs, tmp_path, scenario_ids=ids, trials=1)
     assert ("trial" in stream.getvalue()) is terminal
 
 

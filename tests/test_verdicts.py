@@ -212,7 +212,7 @@ def test_unknown_source() -> None:
 
 @pytest.mark.parametrize("suffix", [".parquet", ".csv", ".jsonl"])
 def test_tidy_round_trip(tmp_path: Path, suffix: str) -> None:
-    rows = trial_rows(source="reference-gate")
+    rows = trial_rows(source="reference-policy")
     path = tmp_path / f"trials{suffix}"
     if suffix == ".parquet":
         rows.to_parquet(path)
@@ -221,7 +221,7 @@ def test_tidy_round_trip(tmp_path: Path, suffix: str) -> None:
     else:
         rows.to_json(path, orient="records", lines=True)
     loaded = load_tidy(path)
-    pd.testing.assert_frame_equal(_plain(loaded), _plain(trials_frame(source="reference-gate")))
+    pd.testing.assert_frame_equal(_plain(loaded), _plain(trials_frame(source="reference-policy")))
     assert set(load_tidy(path, source="run")["source"]) == {"run"}
 
 
@@ -299,7 +299,7 @@ def test_discover_and_load_everything(tmp_path: Path) -> None:
     write_run_root(runs / "mine" / "shard-2", {"s-go-2": [A] * 5}, run_id="r")
     reference = runs / paths.REFERENCE_RUNS_DIR.name
     write_run_root(reference / "raw", {"s-go-1": [B] * 5}, model="always-hold")
-    gate = trials_frame({("s-go-1", ("always-hold", "off")): [B] * 5}, source="reference-gate")
+    gate = trials_frame({("s-go-1", ("always-hold", "off")): [B] * 5}, source="reference-policy")
     gate.to_csv(reference / "trials.csv", index=False)
     extra = trials_frame({("s-hold-1", ("z", "high")): [B] * 5})
     extra.to_parquet(runs / "extra.parquet")
@@ -323,7 +323,7 @@ def test_discover_and_load_everything(tmp_path: Path) -> None:
     assert len(combined) == 40 + 10 + 5 + 5
     assert sorted(combined.groupby("source", observed=True).size().items()) == [
         ("published", 40),
-        ("reference-gate", 5),
+        ("reference-policy", 5),
         ("run", 15),
     ]
     everything = load_trials([entries[0]["paths"][0], runs / "extra.parquet"])

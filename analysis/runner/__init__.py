@@ -2,7 +2,7 @@
 
 Modules, one job each: ``inputs`` (pinned, hash-checked inputs), ``parsing`` (the
 published response parser), ``client`` (OpenAI-compatible endpoint calls with retries),
-``gates`` (reference gates and the endpoint gate), ``cells`` (per-cell scoring),
+``gates`` (reference policies and the endpoint gate), ``cells`` (per-cell scoring),
 ``runroot`` (the run-root writer with resume and shards), ``tidy`` (the compact CSV
 export) and ``cli`` (the ``steerbench-run`` command).
 """

@@ -18,7 +18,7 @@ from pathlib import Path
 
 from analysis import paths
 from analysis.runner.client import EndpointSettings
-from analysis.runner.gates import REFERENCE_GATES, EndpointGate, Gate, ModelSettings
+from analysis.runner.gates import REFERENCE_POLICIES, EndpointGate, Gate, ModelSettings
 from analysis.runner.inputs import DEFAULT_MANIFEST, PinnedInputError, load_pinned_inputs
 from analysis.runner.runroot import (
     SHARD_RULE,
@@ -39,7 +39,7 @@ def _run_parser() -> argparse.ArgumentParser:
         description="Run a gate over the pinned scenarios into a run root (resumable). "
         "Use `steerbench-run export-tidy ROOT... OUT.csv` for the compact export.",
     )
-    p.add_argument("--gate", required=True, choices=[*REFERENCE_GATES, "endpoint"])
+    p.add_argument("--gate", required=True, choices=[*REFERENCE_POLICIES, "endpoint"])
     p.add_argument("--out", required=True, type=Path, help="run root to write or resume")
     p.add_argument("--trials", type=int, default=5, help="trials per cell (default 5)")
     p.add_argument(
@@ -99,8 +99,8 @@ def _export_parser() -> argparse.ArgumentParser:
 
 def build_gate(args: argparse.Namespace) -> tuple[Gate, dict]:
     """The gate the arguments name, and the run settings to record in the plan."""
-    if args.gate in REFERENCE_GATES:
-        return REFERENCE_GATES[args.gate](), {}
+    if args.gate in REFERENCE_POLICIES:
+        return REFERENCE_POLICIES[args.gate](), {}
     if not args.base_url or not args.model:
         raise RuntimeError("--gate endpoint needs --base-url and --model")
     model = ModelSettings(

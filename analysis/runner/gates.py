@@ -1,6 +1,6 @@
 """Gates: something that, given a pinned scenario, returns a verdict.
 
-Three reference gates need no model: ``always-hold``, ``always-proceed`` and
+Three reference policies need no model: ``always-hold``, ``always-proceed`` and
 ``surface-flag`` (hold whenever the user message's ``risk_flags:`` or ``integrity_flags:``
 line names anything but ``commit_point``). ``EndpointGate`` asks any OpenAI-compatible
 chat-completions server.
@@ -30,7 +30,7 @@ PROVIDER_FILTERED = "provider_filtered"
 #: Statuses that carry no decision and are never scored.
 UNSCORED_STATUSES = frozenset({INFRASTRUCTURE_FAILED, PROVIDER_FILTERED})
 
-REFERENCE_KIND = "reference-gate"
+REFERENCE_KIND = "reference-policy"
 ENDPOINT_KIND = "endpoint"
 _CYBER_POLICY = re.compile(r'"code"\s*:\s*"cyber_policy"')
 
@@ -108,7 +108,7 @@ class ReferenceGate:
             "label": self.variant_key,
             "model": self.variant_key,
             "reasoning_effort": None,
-            "reasoning_label": "gate",
+            "reasoning_label": "policy",
         }
 
     def run(self, scenario: PinnedScenario, system_prompt: str) -> GateOutcome:
@@ -167,7 +167,7 @@ class SurfaceFlag(ReferenceGate):
         return BLOCKED if set(flags) - self.IGNORED else ALLOWED
 
 
-REFERENCE_GATES: dict[str, type[ReferenceGate]] = {
+REFERENCE_POLICIES: dict[str, type[ReferenceGate]] = {
     g.variant_key: g for g in (AlwaysHold, AlwaysProceed, SurfaceFlag)
 }
 

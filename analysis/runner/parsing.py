@@ -168,7 +168,7 @@ def parse_response(text: str | None) -> ParsedVerdict:
 
 
 def verdict_text(commit_permission: str) -> str:
-    """A minimal full-schema reply carrying a fixed permission (used by the reference gates)."""
+    """A minimal full-schema reply carrying a fixed permission (used by the reference policies)."""
     blocked = commit_permission == BLOCKED
     return json.dumps(
         {
@@ -177,7 +177,7 @@ def verdict_text(commit_permission: str) -> str:
             "human_required": blocked,
             "clarification_mode": "none",
             "confidence": 1.0,
-            "reason": "Fixed reference gate.",
+            "reason": "Fixed reference policy.",
         },
         separators=(",", ":"),
     )

@@ -72,7 +72,7 @@ def _trial_rows(root: Path) -> Iterator[tuple[dict[str, Any], dict[str, Any], Pa
                     "trial": int(trial["trial"]),
                     "commit_permission": trial["commit_permission"] or "",
                     "status": trial["status"],
-                    "source": "reference-gate" if reference else "run",
+                    "source": "reference-policy" if reference else "run",
                 }
             except (KeyError, TypeError, ValueError) as exc:
                 raise TidyExportError(f"{path}: missing or invalid field {exc}") from None

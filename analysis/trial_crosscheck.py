@@ -1,4 +1,4 @@
-"""The per-trial gate: published per-trial verdicts must reproduce the leaderboard and their
+"""The per-trial cross-check: published per-trial verdicts must reproduce the leaderboard and their
 own cell records.
 
 Two checks, both stopping the build on any difference:
@@ -23,7 +23,7 @@ import pandas as pd
 from analysis import paths
 from analysis.breakdowns import POOL_OF, pool_cells, pool_summary
 from analysis.formatting import count_text, percent_text, weighted_miss_text
-from analysis.leaderboard import ConsistencyError, expected_strings, interval_text
+from analysis.leaderboard import CrossCheckError, expected_strings, interval_text
 from analysis.scoring import condition_scores, score_cells
 from analysis.verdicts import discover_runs, load_trials, split_condition_label
 from analysis.vocabulary import condition_label
@@ -120,11 +120,11 @@ def check_trials_against_leaderboard(scores: pd.DataFrame, conditions: pd.DataFr
 def require_consistent(
     scores: pd.DataFrame, conditions: pd.DataFrame, source: str = "per-trial verdicts"
 ) -> None:
-    """Raise :class:`ConsistencyError` when ``check_trials_against_leaderboard`` finds any
+    """Raise :class:`CrossCheckError` when ``check_trials_against_leaderboard`` finds any
     difference."""
     problems = check_trials_against_leaderboard(scores, conditions)
     if problems:
-        raise ConsistencyError(source, problems)
+        raise CrossCheckError(source, problems)
 
 
 # --------------------------------------------------------------------------------------------
@@ -196,7 +196,7 @@ def check_cell_records(path: str | Path, cells: pd.DataFrame) -> list[str]:
 
 
 # --------------------------------------------------------------------------------------------
-# Loading with the gate
+# Loading with the cross-check
 # --------------------------------------------------------------------------------------------
 
 
@@ -229,7 +229,7 @@ def load_checked_cells(
     """(trials, cells) of every verdict found (``verdict_paths`` None: auto-detected under
     ``paths.RUNS_DIR``); when published per-trial verdicts are among them, their cell records
     must match their trials and their counts the published leaderboard
-    (:class:`ConsistencyError` otherwise). The cells come pooled by
+    (:class:`CrossCheckError` otherwise). The cells come pooled by
     :func:`analysis.breakdowns.pool_cells`: ``source`` names each cell's pool (the published
     conditions together, the conditions named in ``pool`` together, any other alone)."""
     trials = load_trials(
@@ -244,7 +244,7 @@ def load_checked_cells(
         for path in details:
             problems += check_cell_records(path, cells)
         if problems:
-            raise ConsistencyError(", ".join(map(str, details)), problems)
+            raise CrossCheckError(", ".join(map(str, details)), problems)
         conditions = load_conditions(scenarios, results_dir)
         require_consistent(condition_scores(cells), conditions)
     return trials, pool_cells(cells, pool)
@@ -255,7 +255,7 @@ def source_summary(cells: pd.DataFrame) -> str:
     pooled = pool_cells(cells)
     published = (pooled[POOL_OF].astype(str) == PUBLISHED).any()
     head = (
-        "Published per-trial verdicts present (gate passed)."
+        "Published per-trial verdicts present (cross-check passed)."
         if published
         else "No published per-trial verdicts present."
     )

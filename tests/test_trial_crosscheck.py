@@ -1,4 +1,4 @@
-"""The per-trial gate against a leaderboard-like conditions frame."""
+"""The per-trial cross-check against a leaderboard-like conditions frame."""
 
 from __future__ import annotations
 
@@ -6,9 +6,9 @@ import pandas as pd
 import pytest
 from test_breakdowns import hand_cells
 
-from analysis.leaderboard import ConsistencyError
+from analysis.leaderboard import CrossCheckError
 from analysis.scoring import condition_scores
-from analysis.trial_gate import (
+from analysis.trial_crosscheck import (
     check_trials_against_leaderboard,
     require_consistent,
     source_summary,
@@ -50,7 +50,7 @@ def test_disagreeing_verdicts_are_refused_naming_rows_and_fields() -> None:
         "m3 (high): mean_trial_accuracy (n_trials_correct/n_trials): published 25/25, "
         "recomputed from per-trial verdicts 25/30",
     ]
-    with pytest.raises(ConsistencyError) as error:
+    with pytest.raises(CrossCheckError) as error:
         require_consistent(scores, board)
     assert error.value.mismatches == problems
     assert "m2 (off)" in str(error.value)
@@ -86,7 +86,7 @@ def test_cell_records_must_match_their_own_trials(tmp_path) -> None:
 
     from factories import scenarios_frame, trials_frame
 
-    from analysis.trial_gate import check_cell_records
+    from analysis.trial_crosscheck import check_cell_records
     from analysis.verdicts import write_scenarios_detail
 
     path = write_scenarios_detail(trials_frame(), scenarios_frame(), tmp_path / "detail.json")
