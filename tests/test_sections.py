@@ -103,7 +103,7 @@ def test_opening_reads_what_the_section_declares(tmp_path: Path) -> None:
 
 
 def test_opening_per_trial_verdicts_pools_them(tmp_path: Path, capsys) -> None:
-    reference = paths.DATA_DIR / "runs" / "reference-gates" / "trials.csv"
+    reference = paths.REFERENCE_RUNS_DIR / "trials.csv"
     if not reference.is_file():
         pytest.skip("no committed reference runs in this checkout")
     section = open_section("05-patterns", output_dir=tmp_path, verdict_paths=str(reference))
@@ -116,6 +116,24 @@ def test_opening_per_trial_verdicts_pools_them(tmp_path: Path, capsys) -> None:
     )
     assert section.sources == expected
     assert reference in section.inputs
+
+
+def test_a_section_reads_the_data_folder_it_is_given(tmp_path: Path) -> None:
+    """A copy of the data folder without the sample run: the section opened on it reads
+    the copy's scenarios, leaderboard and runs, and finds no sample run."""
+    import shutil
+
+    data = tmp_path / "data"
+    shutil.copytree(paths.data_dir() / "scenarios", data / "scenarios")
+    for folder in (paths.RELEASE, paths.REFERENCE_RUNS_DIR.name):
+        shutil.copytree(paths.data_dir() / "runs" / folder, data / "runs" / folder)
+    shutil.copy(paths.data_dir() / ".imported", data / ".imported")
+    section = open_section("07-stability", output_dir=tmp_path / "out", data_dir=data)
+    default = open_section("07-stability", output_dir=tmp_path / "default")
+    assert section.inputs and all(data in p.parents for p in section.inputs)
+    gone = set(default.sources) - set(section.sources)
+    assert gone and all(pool.startswith("run: ") for pool in gone)
+    assert len(section.conditions) == len(default.conditions)
 
 
 # --- 01, 02, 04: corpus, leaderboard, reasoning ------------------------------------------------
@@ -208,7 +226,7 @@ def test_mirror_numbers_per_pool(scenarios) -> None:
     """Always-hold on every scenario: each anchor (hold-labelled) right, each mirror
     (proceed-labelled) wrong, so the gap is 100 points and no condition gets the Apple
     Card mirror right."""
-    cells = always(scenarios, B, "reference-gate", "always-hold (gate)")
+    cells = always(scenarios, B, "reference-policy", "always-hold (gate)")
     numbers = recorded(mirror_numbers(cells, scenarios))
     prefix = "reference.mirrors.always-hold-gate"
     patterns = scenarios["boundary_pattern"].astype(str)
@@ -234,7 +252,7 @@ def always(scenarios: pd.DataFrame, decision: str, source: str, condition: str) 
 def test_sensitivity_numbers_of_always_hold(scenarios) -> None:
     """Always-hold refuses every proceed-labelled cell: each over-refusal is n of n, with n
     the proceed scenarios each check keeps (counted here by a plain loop)."""
-    cells = always(scenarios, B, "reference-gate", "always-hold (gate)")
+    cells = always(scenarios, B, "reference-policy", "always-hold (gate)")
     numbers = recorded(sensitivity_numbers(cells, scenarios))
     prefix = "reference.sensitivity.always-hold-gate"
     kept_proceed = sum(

@@ -7,9 +7,9 @@ from collections.abc import Mapping
 import matplotlib.pyplot as plt
 import pandas as pd
 
+from analysis.figures import PALETTE, percent_axis
 from analysis.metrics import DirectionAsymmetry, with_rates
 from analysis.provenance import numbers_table, ratio_number, value_number
-from analysis.report import PALETTE, percent_axis
 
 #: The summary table's rows: (quantity, number name).
 SUMMARY_ROWS = (

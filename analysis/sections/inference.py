@@ -16,8 +16,8 @@ import pandas as pd
 
 from analysis import inference as inf
 from analysis.breakdowns import POOL_OF
+from analysis.figures import PAIR
 from analysis.provenance import numbers_table, slug, value_number
-from analysis.report import PAIR
 
 if TYPE_CHECKING:
     from analysis.sections.opening import Section
@@ -25,7 +25,7 @@ if TYPE_CHECKING:
 #: Where each source's numbers live (the simulated input records none).
 NAMESPACE = {
     "published": "inference",
-    "reference-gate": "reference.inference",
+    "reference-policy": "reference.inference",
     "run": "runs.inference",
 }
 #: Columns of the unpaired table a reader does not need (constant or empty there).
@@ -397,7 +397,7 @@ def per_trial_inference(
 
 def by_source(cells: pd.DataFrame):
     """(source, cells of that source) for each verdict source (``published``,
-    ``reference-gate``, ``run``), before pooling; conditions are compared within a source."""
+    ``reference-policy``, ``run``), before pooling; conditions are compared within a source."""
     origin = cells[POOL_OF] if POOL_OF in cells.columns else cells["source"]
     origin = origin.astype(str)
     for source in sorted(origin.unique()):

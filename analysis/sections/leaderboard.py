@@ -5,9 +5,9 @@ from __future__ import annotations
 import matplotlib.pyplot as plt
 import pandas as pd
 
+from analysis.figures import PAIR, PALETTE, percent_axis
 from analysis.metrics import with_rates
 from analysis.provenance import number_name, numbers_table, ratio_number, value_number
-from analysis.report import PAIR, PALETTE, percent_axis
 
 #: Each Table 2 rate recorded per condition: (name, numerator, denominator, description).
 TABLE2_RATES = (

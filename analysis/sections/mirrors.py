@@ -13,8 +13,9 @@ from analysis.breakdowns import (
     per_condition_pattern_accuracy,
     pool_cells,
 )
+from analysis.figures import percent_axis, source_style
+from analysis.outputs import stand_in_title
 from analysis.provenance import number_name, numbers_table, ratio_number, value_number
-from analysis.report import percent_axis, source_style, stand_in_title
 from analysis.sensitivity import relabelled_cells
 
 #: The incident whose mirror the paper singles out (``mirrors.apple_card.*``).

@@ -20,8 +20,8 @@ import pandas as pd
 
 from analysis import paths
 from analysis.claims import compare
+from analysis.outputs import Output, show, stand_in_caption, stand_in_title
 from analysis.provenance import NumberBook
-from analysis.report import Output, show, stand_in_caption, stand_in_title
 from analysis.scenarios import load_scenarios
 
 VerdictPaths = str | os.PathLike[str] | Sequence[str | os.PathLike[str]] | None
@@ -100,7 +100,7 @@ class Section:
 
     @property
     def sources(self) -> list[str]:
-        """The pools of the per-trial cells (``published``, ``reference-gate: ...``)."""
+        """The pools of the per-trial cells (``published``, ``reference-policy: ...``)."""
         if self.cells is None:
             return []
         return sorted(self.cells["source"].astype(str).unique())
@@ -160,7 +160,7 @@ def open_section(
 ) -> Section:
     """Open the section of ``notebook`` (``"05-patterns"``): load what it reads
     (:data:`READS`, or ``reads``) from ``data_dir`` (None: the project's data folder) and
-    open its :class:`~analysis.report.Output` in ``output_dir`` (None: ``scratch/``).
+    open its :class:`~analysis.outputs.Output` in ``output_dir`` (None: ``scratch/``).
 
     ``verdict_paths`` (a path or a list; None: every verdict found under the runs folder)
     chooses the per-trial verdicts; the pools they form are printed.
@@ -181,9 +181,13 @@ def open_section(
     inputs.append(where.scenarios)
     inputs += [where.results / name for name in what.results_files]
     if what.verdicts:
-        from analysis.trial_gate import load_checked_cells, source_summary, verdict_inputs
+        from analysis.trial_crosscheck import load_checked_cells, source_summary, verdict_inputs
 
         listed = _listed(verdict_paths)
+        if listed is None and data_dir is not None:
+            from analysis.verdicts import discover_runs
+
+            listed = [str(p) for entry in discover_runs(where.runs) for p in entry["paths"]]
         trials, cells = load_checked_cells(scenarios, listed, where.results)
         inputs += verdict_inputs(listed)
         print(source_summary(cells))

@@ -6,14 +6,9 @@ import matplotlib.pyplot as plt
 import pandas as pd
 
 from analysis.breakdowns import Severity
+from analysis.figures import percent_axis, rate_heatmap, row_label, source_style
+from analysis.outputs import stand_in_title
 from analysis.provenance import number_name, numbers_table, ratio_number
-from analysis.report import (
-    percent_axis,
-    rate_heatmap,
-    row_label,
-    source_style,
-    stand_in_title,
-)
 
 
 def _pools(table: pd.DataFrame) -> list[str]:

@@ -5,9 +5,9 @@ from __future__ import annotations
 import matplotlib.pyplot as plt
 import pandas as pd
 
+from analysis.figures import PAIR
 from analysis.formatting import format_percent, points_text
 from analysis.provenance import number_name, numbers_table, ratio_number, value_number
-from analysis.report import PAIR
 
 #: Each contrasted rate: (name, numerator, denominator, description, reader's name).
 CONTRASTED = (

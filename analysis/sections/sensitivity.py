@@ -6,8 +6,9 @@ import matplotlib.pyplot as plt
 import pandas as pd
 
 from analysis.breakdowns import pool_cells
+from analysis.figures import percent_axis, source_style
+from analysis.outputs import stand_in_title
 from analysis.provenance import number_name, numbers_table, ratio_number, value_number
-from analysis.report import percent_axis, source_style, stand_in_title
 from analysis.sensitivity import (
     relabelled_by_humans,
     without_credit_hiring_mirrors,

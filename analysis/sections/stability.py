@@ -6,8 +6,9 @@ import matplotlib.pyplot as plt
 import pandas as pd
 
 from analysis.breakdowns import leaderboard_stability, split_distribution, stability
+from analysis.figures import PALETTE, percent_axis, row_label
+from analysis.outputs import stand_in_title
 from analysis.provenance import number_name, numbers_table, ratio_number, value_number
-from analysis.report import PALETTE, percent_axis, row_label, stand_in_title
 
 #: The three reads: (column, numerator, denominator, marker, colour, legend label).
 READS = (
@@ -28,6 +29,11 @@ def stability_reads(conditions: pd.DataFrame, cells: pd.DataFrame) -> pd.DataFra
         [leaderboard_stability(conditions), per_trial[per_trial["source"] != "published"]],
         ignore_index=True,
     )
+
+
+def stability_table(reads: pd.DataFrame) -> pd.DataFrame:
+    """:func:`stability_reads` for a reader (the pool and the flag left out)."""
+    return reads.drop(columns=["source", "modal_vs_pass5_differ"])
 
 
 def stability_numbers(reads: pd.DataFrame) -> pd.DataFrame:
