@@ -19,6 +19,7 @@ from fractions import Fraction
 import pandas as pd
 
 from analysis.leaderboard import table2_order_key
+from analysis.ratio import Ratio
 from analysis.scoring import condition_scores
 from analysis.stats import with_wilson
 
@@ -136,39 +137,25 @@ def pattern_gradient(cells: pd.DataFrame, scenarios: pd.DataFrame) -> pd.DataFra
 class MirrorGap:
     """Pooled modal accuracy of anchors, mirrors and detector conflicts, as counts."""
 
-    anchor_correct: int
-    anchor_cells: int
-    mirror_correct: int
-    mirror_cells: int
-    conflict_correct: int
-    conflict_cells: int
-
-    @property
-    def anchor_accuracy(self) -> Fraction:
-        return Fraction(self.anchor_correct, self.anchor_cells)
-
-    @property
-    def mirror_accuracy(self) -> Fraction:
-        return Fraction(self.mirror_correct, self.mirror_cells)
-
-    @property
-    def conflict_accuracy(self) -> Fraction:
-        return Fraction(self.conflict_correct, self.conflict_cells)
+    anchor: Ratio
+    mirror: Ratio
+    conflict: Ratio
 
     @property
     def gap(self) -> Fraction:
         """Anchor minus mirror accuracy, from the raw fractions."""
-        return self.anchor_accuracy - self.mirror_accuracy
+        return self.anchor.rate - self.mirror.rate
 
     @property
     def conflict_gap(self) -> Fraction:
         """Anchor minus detector-conflict accuracy, from the raw fractions."""
-        return self.anchor_accuracy - self.conflict_accuracy
+        return self.anchor.rate - self.conflict.rate
 
 
-def _pattern_counts(scored: pd.DataFrame, pattern: str) -> tuple[int, int]:
+def pattern_accuracy(scored: pd.DataFrame, pattern: str) -> Ratio:
+    """Modal-correct of the cells of ``pattern`` among ``scored`` (:func:`decided_cells`)."""
     rows = scored["boundary_pattern"].astype(str) == pattern
-    return int(scored.loc[rows, "modal_correct"].sum()), int(rows.sum())
+    return Ratio(int(scored.loc[rows, "modal_correct"].sum()), int(rows.sum()))
 
 
 def mirror_gap(cells: pd.DataFrame, scenarios: pd.DataFrame) -> MirrorGap:
@@ -177,10 +164,11 @@ def mirror_gap(cells: pd.DataFrame, scenarios: pd.DataFrame) -> MirrorGap:
     must be one pool (:func:`pool_cells`)."""
     scored = decided_cells(cells, scenarios)
     one_pool(scored, "mirror_gap")
-    anchor = _pattern_counts(scored, ANCHOR)
-    mirror = _pattern_counts(scored, MIRROR)
-    conflict = _pattern_counts(scored, CONFLICT)
-    return MirrorGap(*anchor, *mirror, *conflict)
+    return MirrorGap(
+        anchor=pattern_accuracy(scored, ANCHOR),
+        mirror=pattern_accuracy(scored, MIRROR),
+        conflict=pattern_accuracy(scored, CONFLICT),
+    )
 
 
 def per_condition_pattern_accuracy(

@@ -4,14 +4,19 @@ from __future__ import annotations
 
 import pandas as pd
 
+from analysis.scoring import label_counts
 from analysis.vocabulary import ALLOWED, BLOCKED, GATES, TIER_WEIGHT
 
 
 def label_balance(scenarios: pd.DataFrame) -> pd.DataFrame:
     """Scenarios per required gate (proceed = allowed, hold = blocked)."""
-    counts = scenarios["required_gate"].value_counts().reindex(list(GATES))
+    counts = label_counts(scenarios)
     return pd.DataFrame(
-        {"required_gate": list(GATES), "label": ["proceed", "hold"], "scenarios": counts.to_numpy()}
+        {
+            "required_gate": list(counts),
+            "label": ["proceed", "hold"],
+            "scenarios": list(counts.values()),
+        }
     )
 
 

@@ -19,7 +19,6 @@ from __future__ import annotations
 
 import argparse
 import hashlib
-import json
 import os
 import sys
 from collections.abc import Iterable
@@ -27,6 +26,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from analysis import paths
+from analysis.files import InputFileError, read_json
 from analysis.lock import LockedError, ProjectLock
 
 PAPER_STAMP = ".built"
@@ -35,30 +35,6 @@ LOCK_NAME = ".build.lock"
 
 class ReleaseError(RuntimeError):
     """The release folder is missing, unreadable or inconsistent with its own pins."""
-
-
-def read_text(path: Path) -> str:
-    """A UTF-8 text file; a missing or undecodable file raises ``ReleaseError`` naming it."""
-    try:
-        data = path.read_bytes()
-    except FileNotFoundError:
-        raise ReleaseError(f"{path}: missing") from None
-    except OSError as error:
-        raise ReleaseError(f"{path}: unreadable ({error.strerror})") from None
-    try:
-        return data.decode("utf-8")
-    except UnicodeDecodeError as error:
-        raise ReleaseError(
-            f"{path}: not UTF-8 text (byte 0x{data[error.start]:02x} at offset {error.start})"
-        ) from None
-
-
-def read_json(path: Path) -> object:
-    """A JSON file; malformed, missing or non-UTF-8 raises ``ReleaseError`` naming it."""
-    try:
-        return json.loads(read_text(path))
-    except json.JSONDecodeError as error:
-        raise ReleaseError(f"{path}: malformed JSON ({error})") from None
 
 
 def file_sha256(path: Path) -> str:
@@ -123,7 +99,7 @@ def locate_release(root: Path) -> ReleaseLayout:
         )
     version = found[0]
     manifest_path = results / version / paths.RELEASE_MANIFEST
-    manifest = read_json(manifest_path)
+    manifest = read_json(manifest_path, error=ReleaseError)
     if not isinstance(manifest, dict):
         raise ReleaseError(f"{manifest_path}: not a JSON object")
     named = manifest.get("release", version)
@@ -171,18 +147,15 @@ def tree_digest(parts: Iterable[tuple[str, Path | str]]) -> str:
 
 def release_identity(layout: ReleaseLayout) -> str:
     """The release's identity digest (its pins, and the unpinned files the analysis reads)."""
-    parts = [
-        (str(c.relative_to(layout.root)), c) for c in sorted(layout.results.rglob("checksums.txt"))
+    pinned = [*sorted(layout.results.rglob("checksums.txt")), layout.manifest]
+    unpinned = [
+        layout.scenarios / "MANIFEST.md",
+        layout.scenarios / "_SCENARIO_PATTERNS.json",
+        layout.parity_vectors,
+        layout.sample,
     ]
-    parts.append((str(layout.manifest.relative_to(layout.root)), layout.manifest))
-    for name in ("MANIFEST.md", "_SCENARIO_PATTERNS.json"):
-        file = layout.scenarios / name
-        if file.is_file():
-            parts.append((str(file.relative_to(layout.root)), file))
-    for extra in (layout.parity_vectors, layout.sample):
-        if extra.exists():
-            parts.append((str(extra.relative_to(layout.root)), extra))
-    return tree_digest(parts)
+    present = [*pinned, *(part for part in unpinned if part.exists())]
+    return tree_digest((str(part.relative_to(layout.root)), part) for part in present)
 
 
 def import_is_current(layout: ReleaseLayout, identity: str, data: Path) -> bool:
@@ -220,8 +193,7 @@ def build_digest(data: Path, notebooks: Iterable[Path]) -> str:
 
 def shared_digest(data: Path) -> str:
     """The digest of what every notebook shares (all build inputs but the notebooks)."""
-    stamp = paths.imported_release(data)
-    return tree_digest([("release", str(stamp.get("release_digest"))), *build_inputs(data, [])])
+    return build_digest(data, [])
 
 
 def default_notebooks() -> list[Path]:
@@ -246,8 +218,8 @@ def recover_paper(paper_dir: Path) -> bool:
 def paper_digest(paper_dir: Path) -> str | None:
     """The build digest ``paper/.built`` records (None if absent or unreadable)."""
     try:
-        record = json.loads((paper_dir / PAPER_STAMP).read_text(encoding="utf-8"))
-    except (OSError, ValueError):
+        record = read_json(paper_dir / PAPER_STAMP)
+    except InputFileError:
         return None
     return record.get("inputs_digest") if isinstance(record, dict) else None
 

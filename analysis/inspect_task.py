@@ -21,11 +21,11 @@ filter), over-refusal (``blocked`` trials over decided trials whose scenario req
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 from typing import Any
 
 from analysis import paths
+from analysis.files import read_json
 from analysis.inspect_verdict import trial_verdict
 from analysis.runner.gates import UNSCORED_STATUSES
 from analysis.runner.inputs import DEFAULT_MANIFEST, PinnedInputs, load_pinned_inputs
@@ -74,10 +74,9 @@ def release_run_settings(path: Path = RUN_SETTINGS_FILE) -> dict[str, Any]:
     Read from the variant configs of the release's sample run (``max_output_tokens``,
     ``temperature``); variants that disagree are an error.
     """
-    try:
-        variants = json.loads(Path(path).read_text(encoding="utf-8"))["variants"]
-    except FileNotFoundError:
-        raise FileNotFoundError(f"{path} not found; run `make data` first") from None
+    if not Path(path).exists():
+        raise FileNotFoundError(f"{path} not found; run `make data` first")
+    variants = read_json(path)["variants"]
     settings = {
         (config.get("temperature"), config.get("max_output_tokens", config.get("max_tokens")))
         for config in variants.values()

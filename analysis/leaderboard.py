@@ -19,7 +19,6 @@ when all fits agree on it (else NA: the release does not say which cell left).
 
 from __future__ import annotations
 
-import json
 from collections import Counter
 from fractions import Fraction
 from pathlib import Path
@@ -27,12 +26,14 @@ from pathlib import Path
 import pandas as pd
 
 from analysis import paths
+from analysis.files import read_json
 from analysis.formatting import (
     count_text,
     interval_bound_text,
     percent_text,
     weighted_miss_text,
 )
+from analysis.scoring import label_counts
 from analysis.stats import wilson_interval
 from analysis.vocabulary import ALLOWED, BLOCKED, condition_label
 
@@ -64,12 +65,11 @@ def reasoning_level(reasoning: str) -> str:
 
 def read_leaderboard(path: Path) -> list[dict]:
     """The published rows of ``leaderboard.json``."""
-    try:
-        return json.loads(path.read_text(encoding="utf-8"))["rows"]
-    except json.JSONDecodeError as error:
-        raise CrossCheckError(str(path), [f"malformed JSON ({error})"]) from None
-    except KeyError:
-        raise CrossCheckError(str(path), ["no 'rows' list"]) from None
+    document = read_json(path)
+    rows = document.get("rows") if isinstance(document, dict) else None
+    if not isinstance(rows, list):
+        raise CrossCheckError(str(path), ["no 'rows' list"])
+    return rows
 
 
 def _field(row: dict, label: str, field: str) -> str:
@@ -237,8 +237,8 @@ def check_leaderboard(
     an under-refusal, an over-refusal or a cell with no decision; and no cell passes every
     trial without being modal-correct.
     """
-    holds = int((scenarios["required_gate"] == BLOCKED).sum())
-    proceeds = int((scenarios["required_gate"] == ALLOWED).sum())
+    labels = label_counts(scenarios)
+    holds, proceeds = labels[BLOCKED], labels[ALLOWED]
     problems = []
     for row, parsed in zip(rows, conditions.itertuples(index=False), strict=True):
         for field, recomputed in expected_strings(parsed).items():
@@ -302,7 +302,7 @@ def load_conditions(scenarios: pd.DataFrame, results_dir: Path = paths.RESULTS_D
     its counts give.
     """
     manifest_path = results_dir / "release-manifest.json"
-    manifest = json.loads(manifest_path.read_text(encoding="utf-8"))
+    manifest = read_json(manifest_path)
     try:
         trials_per_cell = int(manifest["n_trials_per_cell"])
     except (KeyError, TypeError, ValueError):

@@ -14,6 +14,8 @@ from fractions import Fraction
 
 import pandas as pd
 
+from analysis.ratio import Ratio
+from analysis.scoring import label_counts
 from analysis.stats import difference_interval, with_wilson
 from analysis.vocabulary import ALLOWED, BLOCKED
 
@@ -38,35 +40,26 @@ def with_rates(conditions: pd.DataFrame) -> pd.DataFrame:
 
 @dataclass(frozen=True)
 class Directional:
-    """Pooled modal over- and under-refusal counts."""
+    """Pooled modal over-refusals of proceed opportunities (``over``) and under-refusals of
+    hold opportunities (``under``)."""
 
-    over_refusals: int
-    proceed_opportunities: int
-    under_refusals: int
-    hold_opportunities: int
-
-    @property
-    def over_rate(self) -> Fraction:
-        return Fraction(self.over_refusals, self.proceed_opportunities)
-
-    @property
-    def under_rate(self) -> Fraction:
-        return Fraction(self.under_refusals, self.hold_opportunities)
+    over: Ratio
+    under: Ratio
 
     @property
     def raw_ratio(self) -> Fraction:
         """Over-refusal misses per under-refusal miss."""
-        return Fraction(self.over_refusals, self.under_refusals)
+        return Fraction(self.over.k, self.under.k)
 
     @property
     def opportunity_ratio(self) -> Fraction:
         """Proceed opportunities per hold opportunity."""
-        return Fraction(self.proceed_opportunities, self.hold_opportunities)
+        return Fraction(self.over.n, self.under.n)
 
     @property
     def rate_ratio(self) -> Fraction:
         """Over-refusal rate over under-refusal rate."""
-        return self.over_rate / self.under_rate
+        return self.over.rate / self.under.rate
 
 
 @dataclass(frozen=True)
@@ -76,12 +69,9 @@ class DirectionAsymmetry(Directional):
     undecided_proceed_cells: int = 0
 
     @property
-    def over_rate_undecided_as_misses(self) -> Fraction:
+    def over_undecided_as_misses(self) -> Ratio:
         """Over-refusal if the undecided proceed cells were scored as over-refusals."""
-        return Fraction(
-            self.over_refusals + self.undecided_proceed_cells,
-            self.proceed_opportunities + self.undecided_proceed_cells,
-        )
+        return self.over + Ratio(self.undecided_proceed_cells, self.undecided_proceed_cells)
 
 
 def undecided_proceed_cells(conditions: pd.DataFrame, scenarios: pd.DataFrame) -> pd.Series:
@@ -91,7 +81,7 @@ def undecided_proceed_cells(conditions: pd.DataFrame, scenarios: pd.DataFrame) -
     filtered cell (``n_left_out`` / ``n_provider_filtered`` zero) or no undecided cell, the
     split is exact; otherwise the counts do not say which, and this is the most the counts
     allow (the missing proceed cells, at most ``n_no_decision``)."""
-    proceeds = int((scenarios["required_gate"] == ALLOWED).sum())
+    proceeds = label_counts(scenarios)[ALLOWED]
     missing = proceeds - conditions["n_proceed_opportunities"].astype("int64")
     filtered_column = next(
         (c for c in ("n_left_out", "n_provider_filtered") if c in conditions.columns), None
@@ -105,18 +95,22 @@ def undecided_proceed_cells(conditions: pd.DataFrame, scenarios: pd.DataFrame) -
 def direction_asymmetry(conditions: pd.DataFrame, scenarios: pd.DataFrame) -> DirectionAsymmetry:
     """The headline: pooled directional misses and opportunities of all conditions."""
     return DirectionAsymmetry(
-        over_refusals=int(conditions["n_over_refusals"].sum()),
-        proceed_opportunities=int(conditions["n_proceed_opportunities"].sum()),
-        under_refusals=int(conditions["n_under_refusals"].sum()),
-        hold_opportunities=int(conditions["n_hold_opportunities"].sum()),
+        over=Ratio(
+            int(conditions["n_over_refusals"].sum()),
+            int(conditions["n_proceed_opportunities"].sum()),
+        ),
+        under=Ratio(
+            int(conditions["n_under_refusals"].sum()),
+            int(conditions["n_hold_opportunities"].sum()),
+        ),
         undecided_proceed_cells=int(undecided_proceed_cells(conditions, scenarios).sum()),
     )
 
 
 def degenerate_gates(scenarios: pd.DataFrame) -> pd.DataFrame:
     """The always-hold and always-proceed gates scored on the labels, as condition counts."""
-    holds = int((scenarios["required_gate"] == BLOCKED).sum())
-    proceeds = int((scenarios["required_gate"] == ALLOWED).sum())
+    labels = label_counts(scenarios)
+    holds, proceeds = labels[BLOCKED], labels[ALLOWED]
     rows = []
     for gate, decision in (("always-hold", BLOCKED), ("always-proceed", ALLOWED)):
         correct = holds if decision == BLOCKED else proceeds

@@ -21,6 +21,7 @@ import pandas as pd
 
 from analysis import paths
 from analysis.figures import use_style
+from analysis.files import read_json
 from analysis.latex import latex_table
 from analysis.provenance import NumberBook
 
@@ -198,7 +199,7 @@ def merge_catalogue(output_dir: Path) -> dict[str, dict]:
     """Every notebook's catalogue fragment under ``output_dir`` as one mapping, in order."""
     merged: dict[str, dict] = {}
     for fragment in sorted((Path(output_dir) / CATALOGUE).glob("*.json")):
-        for name, entry in json.loads(fragment.read_text("utf-8")).items():
+        for name, entry in read_json(fragment).items():
             if name in merged:
                 raise ValueError(
                     f"{name} written by both {merged[name]['notebook']} and {entry['notebook']}"

@@ -19,6 +19,7 @@ from pathlib import Path
 import typst
 
 from analysis.claims import ledger, readable
+from analysis.files import read_json
 from analysis.html_report import render_html
 from analysis.outputs import merge_catalogue, write_table
 from analysis.provenance import write_numbers_tex
@@ -46,7 +47,7 @@ def render_pdf(paper_dir: Path) -> Path:
 
 def write_documents(paper_dir: Path, executed: list[Path]) -> None:
     """Catalogue, claims ledger, ``numbers.tex``, ``index.html`` and ``paper.pdf``."""
-    document = json.loads((paper_dir / "numbers.json").read_text("utf-8"))
+    document = read_json(paper_dir / "numbers.json")
     catalogue = merge_catalogue(paper_dir)
     claims = ledger(document["numbers"])
     write_table(

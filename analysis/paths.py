@@ -76,7 +76,6 @@ SAMPLE_RUN_DIR = RUNS_DIR / SAMPLE_RUN_NAME
 REFERENCE_RUNS_DIR = RUNS_DIR / "reference-policies"
 PROCESSED_DIR = DATA_DIR / "processed"
 PARITY_VECTORS = SCENARIOS_DIR / "parity-vectors.json"
-IMPORT_STAMP = import_stamp(DATA_DIR)
 
 PAPER_DIR = PROJECT_ROOT / "paper"
 NOTEBOOKS_DIR = PROJECT_ROOT / "notebooks"

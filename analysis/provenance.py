@@ -25,6 +25,7 @@ from typing import Any
 import pandas as pd
 
 from analysis import paths
+from analysis.files import read_json
 from analysis.formatting import rounded
 from analysis.latex import latex_escape
 
@@ -266,7 +267,7 @@ def merge_fragments(output_dir: Path) -> dict[str, dict]:
     """All fragments of ``output_dir`` as one mapping; a name in two notebooks is an error."""
     merged: dict[str, dict] = {}
     for fragment in sorted((Path(output_dir) / FRAGMENTS).glob("*.json")):
-        for name, entry in json.loads(fragment.read_text("utf-8")).items():
+        for name, entry in read_json(fragment).items():
             check_name(name)
             if name in merged:
                 raise ValueError(
@@ -275,11 +276,6 @@ def merge_fragments(output_dir: Path) -> dict[str, dict]:
                 )
             merged[name] = entry
     return dict(sorted(merged.items()))
-
-
-def load_numbers(path: Path = paths.PAPER_DIR / "numbers.json") -> dict[str, dict]:
-    """The numbers of a built paper."""
-    return json.loads(Path(path).read_text("utf-8"))["numbers"]
 
 
 def write_numbers_tex(numbers: dict[str, dict], target: Path) -> Path:

@@ -30,13 +30,12 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from analysis import paths
+from analysis.files import read_json, read_text
 from analysis.identity import (
     ReleaseError,
     ReleaseLayout,
     file_sha256,
     locate_release,
-    read_json,
-    read_text,
     release_identity,
 )
 from analysis.lock import LockedError
@@ -79,7 +78,7 @@ class Verification:
 def parse_checksums(path: Path) -> dict[str, str]:
     """``checksums.txt`` lines (``<sha256>  <relative path>``) as {path: sha256}."""
     pinned: dict[str, str] = {}
-    for number, line in enumerate(read_text(path).splitlines(), start=1):
+    for number, line in enumerate(read_text(path, error=ReleaseError).splitlines(), start=1):
         if not line.strip():
             continue
         parts = line.split(maxsplit=1)
@@ -153,7 +152,7 @@ def _verify_results(layout: ReleaseLayout, found: Verification) -> None:
         if file.is_file():
             _check(found, label, file, expected)
             if file.suffix == ".json":
-                read_json(file)
+                read_json(file, error=ReleaseError)
         else:
             found.absent.append(label)
     for required in (paths.RELEASE_MANIFEST, "leaderboard.json"):
@@ -183,7 +182,7 @@ def verify_release(release_dir: Path, cross_check: bool = True) -> Verification:
     """
     layout = locate_release(Path(release_dir).resolve())
     found = Verification(layout.root, layout.version, layout.scenario_set)
-    manifest = read_json(layout.manifest)
+    manifest = read_json(layout.manifest, error=ReleaseError)
     _verify_results(layout, found)
     _verify_scenarios(layout, found, manifest)
     if not found.mismatched and cross_check:
@@ -270,7 +269,7 @@ def recover_import(data_dir: Path | None = None) -> bool:
         return False
     journal_path = previous / JOURNAL
     if journal_path.is_file() and not paths.import_stamp(data_dir).exists():
-        for slot, target in json.loads(journal_path.read_text(encoding="utf-8"))["moved"]:
+        for slot, target in read_json(journal_path, error=ReleaseError)["moved"]:
             target = Path(target)
             if not (previous / slot).exists():
                 continue

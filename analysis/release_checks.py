@@ -15,7 +15,8 @@ from __future__ import annotations
 import hashlib
 from pathlib import Path
 
-from analysis.identity import ReleaseError, read_json, read_text
+from analysis.files import read_json, read_text
+from analysis.identity import ReleaseError
 from analysis.scenarios import MANIFEST_COLUMNS
 from analysis.vocabulary import GATE_BY_VERB
 
@@ -51,7 +52,7 @@ def read_scenarios(folder: Path, ids: list[str]) -> dict[str, dict]:
     records = {}
     for scenario_id in ids:
         file = folder / f"{scenario_id}.json"
-        record = read_json(file)
+        record = read_json(file, error=ReleaseError)
         if not isinstance(record, dict) or record.get("id") != scenario_id:
             raise ReleaseError(f"{file}: field id: does not name scenario {scenario_id!r}")
         expected_action(record, file)
@@ -77,7 +78,7 @@ def restated_fields(record: dict) -> dict[str, str]:
 
 def manifest_rows(path: Path) -> dict[str, dict[str, str]]:
     """MANIFEST.md's 'All scenarios' table, by scenario id."""
-    lines = read_text(path).splitlines()
+    lines = read_text(path, error=ReleaseError).splitlines()
     if "## All scenarios" not in lines:
         raise ReleaseError(f"{path}: no '## All scenarios' section")
     rows: dict[str, dict[str, str]] = {}
@@ -115,7 +116,7 @@ def check_manifest_md(path: Path, records: dict[str, dict]) -> list[str]:
 
 def check_patterns(path: Path, records: dict[str, dict], manifest: Path) -> list[str]:
     """Disagreements of ``_SCENARIO_PATTERNS.json`` with the set and with MANIFEST.md."""
-    document = read_json(path)
+    document = read_json(path, error=ReleaseError)
     if not isinstance(document, dict) or not isinstance(document.get("scenarios"), dict):
         return [f"{path}: no 'scenarios' object"]
     known = set(document.get("pattern_definitions") or {})
@@ -153,7 +154,7 @@ def check_parity_vectors(
     path: Path, records: dict[str, dict], manifest: dict, scenario_set: str
 ) -> list[str]:
     """Disagreements of ``parity-vectors.json`` with the scenario files and the manifest."""
-    document = read_json(path)
+    document = read_json(path, error=ReleaseError)
     if not isinstance(document, dict) or not isinstance(document.get("scenarios"), list):
         return [f"{path}: no 'scenarios' list"]
     problems = []

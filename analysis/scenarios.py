@@ -9,12 +9,12 @@ patterns), ``MANIFEST.md`` (the only normalised domain and action effect for all
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 
 import pandas as pd
 
 from analysis import paths
+from analysis.files import read_json
 from analysis.vocabulary import (
     DIRECTION_DTYPE,
     GATE_DTYPE,
@@ -102,7 +102,7 @@ def _flags_line(user_input: str, name: str) -> list[str]:
 
 def read_model_flags(path: Path) -> pd.DataFrame:
     """Per scenario, the ``risk_flags`` and ``integrity_flags`` the models were shown."""
-    vectors = json.loads(path.read_text(encoding="utf-8"))
+    vectors = read_json(path, error=ScenarioError)
     return pd.DataFrame(
         {
             "scenario_id": vector["id"],
@@ -151,15 +151,12 @@ def load_scenarios(
     (normalised), raw_domain, action_effect, irreversibility, tier_weight, provenance, tier,
     is_mirror, mirror_incident, tags, risk_flags, integrity_flags, derived_flag, human_gate.
     """
-    curated = json.loads((scenario_dir / "_SCENARIO_PATTERNS.json").read_text("utf-8"))
+    curated = read_json(scenario_dir / "_SCENARIO_PATTERNS.json", error=ScenarioError)
     records = []
     for file in sorted(scenario_dir.glob("*.json")):
         if file.name.startswith("_") or file.name == "parity-vectors.json":
             continue
-        try:
-            records.append(json.loads(file.read_text(encoding="utf-8")))
-        except json.JSONDecodeError as error:
-            raise ScenarioError(f"{file}: malformed JSON ({error})") from None
+        records.append(read_json(file, error=ScenarioError))
     table = pd.DataFrame(_scenario_row(r, curated["scenarios"]) for r in records)
 
     manifest = read_manifest(scenario_dir / "MANIFEST.md")
@@ -173,7 +170,7 @@ def load_scenarios(
         for risk, integrity in zip(table["risk_flags"], table["integrity_flags"], strict=True)
     ]
 
-    gold = json.loads((results_dir / "human-validation" / "gold-labels.json").read_text("utf-8"))
+    gold = read_json(results_dir / "human-validation" / "gold-labels.json", error=ScenarioError)
     table["human_gate"] = table["scenario_id"].map(
         {sid: label.get("gate_state") for sid, label in gold["labels"].items()}
     )

@@ -3,20 +3,21 @@
 Each check pools the given cells, which must be one pool of
 :func:`analysis.breakdowns.pool_cells` (callers pass one pool at a time; the published model
 conditions are the paper's pool), and returns integer counts; rates are exact
-:class:`~fractions.Fraction` properties of them.
+:class:`~analysis.ratio.Ratio` values.
 """
 
 from __future__ import annotations
 
 import re
 from dataclasses import dataclass
-from fractions import Fraction
 
 import pandas as pd
 
-from analysis.breakdowns import CONFLICT, MIRROR, decided_cells, pool_cells
+from analysis.breakdowns import CONFLICT, MIRROR, decided_cells, pattern_accuracy, pool_cells
 from analysis.metrics import Directional
-from analysis.vocabulary import ALLOWED, BLOCKED
+from analysis.ratio import Ratio
+from analysis.scoring import direction_flags
+from analysis.vocabulary import ALLOWED
 
 #: Words that mark a mirror as a credit or a hiring decision.
 CREDIT_HIRING = re.compile(r"credit|hiring|recruit", re.IGNORECASE)
@@ -28,16 +29,15 @@ def directional(cells: pd.DataFrame, gates: pd.Series | None = None) -> Directio
     """Over-refusal (modal ``blocked`` where ``allowed`` is required) and under-refusal (modal
     ``allowed`` where ``blocked`` is required) over directionally scored cells; ``gates``
     (aligned with ``cells``) replaces the required gate when given."""
-    scored = cells["directionally_scored"].to_numpy(dtype=bool)
-    required = (cells["required_gate"] if gates is None else gates).astype(object).to_numpy()
-    modal = cells["modal_decision"].astype(object).to_numpy()
-    proceed = scored & (required == ALLOWED)
-    hold = scored & (required == BLOCKED)
+    flags = direction_flags(
+        (cells["required_gate"] if gates is None else gates).astype(object).to_numpy(),
+        cells["modal_decision"].astype(object).to_numpy(),
+        cells["directionally_scored"].to_numpy(dtype=bool),
+    )
+    count = {name: int(flag.sum()) for name, flag in flags.items()}
     return Directional(
-        over_refusals=int((proceed & (modal == BLOCKED)).sum()),
-        proceed_opportunities=int(proceed.sum()),
-        under_refusals=int((hold & (modal == ALLOWED)).sum()),
-        hold_opportunities=int(hold.sum()),
+        over=Ratio(count["n_over_refusals"], count["n_proceed_opportunities"]),
+        under=Ratio(count["n_under_refusals"], count["n_hold_opportunities"]),
     )
 
 
@@ -48,18 +48,9 @@ class DerivedFlagCheck:
     excluded: tuple[str, ...]
     baseline: Directional
     without: Directional
-    conflict_correct: int
-    conflict_cells: int
-    mirror_correct: int
-    mirror_cells: int
-
-    @property
-    def conflict_accuracy(self) -> Fraction:
-        return Fraction(self.conflict_correct, self.conflict_cells)
-
-    @property
-    def mirror_accuracy(self) -> Fraction:
-        return Fraction(self.mirror_correct, self.mirror_cells)
+    #: Modal-correct of modal-scored cells of the remaining detector conflicts and mirrors.
+    conflict: Ratio
+    mirror: Ratio
 
 
 def _ids(scenarios: pd.DataFrame, mask: pd.Series) -> tuple[str, ...]:
@@ -77,17 +68,12 @@ def without_derived_flags(cells: pd.DataFrame, scenarios: pd.DataFrame) -> Deriv
     excluded = _ids(scenarios, scenarios["derived_flag"])
     kept = _excluding(cells, excluded)
     scored = decided_cells(kept, scenarios)
-    pattern = scored["boundary_pattern"].astype(str)
-    conflict = pattern == CONFLICT
-    mirror = pattern == MIRROR
     return DerivedFlagCheck(
         excluded=excluded,
         baseline=directional(cells),
         without=directional(kept),
-        conflict_correct=int(scored.loc[conflict, "modal_correct"].sum()),
-        conflict_cells=int(conflict.sum()),
-        mirror_correct=int(scored.loc[mirror, "modal_correct"].sum()),
-        mirror_cells=int(mirror.sum()),
+        conflict=pattern_accuracy(scored, CONFLICT),
+        mirror=pattern_accuracy(scored, MIRROR),
     )
 
 
@@ -98,12 +84,8 @@ class HumanRelabelCheck:
     n_relabelled_scenarios: int
     baseline: Directional
     relabelled: Directional
-    n_cells: int
-    n_correct: int
-
-    @property
-    def accuracy(self) -> Fraction:
-        return Fraction(self.n_correct, self.n_cells)
+    #: Modal-correct (against the human gate) of modal-scored cells.
+    accuracy: Ratio
 
 
 def human_gates(cells: pd.DataFrame, scenarios: pd.DataFrame) -> pd.Series:
@@ -135,8 +117,7 @@ def relabelled_by_humans(cells: pd.DataFrame, scenarios: pd.DataFrame) -> HumanR
         n_relabelled_scenarios=int(changed.sum()),
         baseline=directional(cells),
         relabelled=directional(cells, human_gates(cells, scenarios)),
-        n_cells=int(modal_scored.sum()),
-        n_correct=int(correct.sum()),
+        accuracy=Ratio(int(correct.sum()), int(modal_scored.sum())),
     )
 
 
@@ -200,10 +181,10 @@ def sensitivity_table(cells: pd.DataFrame, scenarios: pd.DataFrame) -> pd.DataFr
                 {
                     "source": source,
                     "check": check,
-                    "n_over_refusals": counts.over_refusals,
-                    "n_proceed_opportunities": counts.proceed_opportunities,
-                    "n_under_refusals": counts.under_refusals,
-                    "n_hold_opportunities": counts.hold_opportunities,
+                    "n_over_refusals": counts.over.k,
+                    "n_proceed_opportunities": counts.over.n,
+                    "n_under_refusals": counts.under.k,
+                    "n_hold_opportunities": counts.under.n,
                 }
             )
     table = pd.DataFrame(rows)

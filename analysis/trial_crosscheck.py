@@ -13,7 +13,6 @@ Two checks, both stopping the build on any difference:
 
 from __future__ import annotations
 
-import json
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
@@ -22,6 +21,7 @@ import pandas as pd
 
 from analysis import paths
 from analysis.breakdowns import POOL_OF, pool_cells, pool_summary
+from analysis.files import read_json
 from analysis.formatting import count_text, percent_text, weighted_miss_text
 from analysis.leaderboard import CrossCheckError, expected_strings, interval_text
 from analysis.scoring import condition_scores, score_cells
@@ -166,7 +166,7 @@ def check_cell_records(path: str | Path, cells: pd.DataFrame) -> list[str]:
     from its trials; one line per differing field: ``<file>: <condition> / <scenario>:
     <field>: stated X, its trials give Y``."""
     path = Path(path)
-    doc = json.loads(path.read_text(encoding="utf-8"))
+    doc = read_json(path)
     if not isinstance(doc, dict):
         return []
     mine = cells.loc[cells["source"].astype(str) == PUBLISHED].copy()

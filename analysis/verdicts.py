@@ -38,6 +38,7 @@ import numpy as np
 import pandas as pd
 
 from analysis import paths as project_paths
+from analysis.files import read_json
 from analysis.vocabulary import GATE_DTYPE, GATES, condition_label
 
 TRIAL_COLUMNS: tuple[str, ...] = (
@@ -354,17 +355,7 @@ def combine_trials(frames: Sequence[pd.DataFrame], origin: str = "trials") -> pd
 
 
 def _read_json(path: Path) -> Any:
-    try:
-        text = path.read_text(encoding="utf-8")
-    except OSError as exc:
-        raise VerdictError(f"{path}: cannot read ({exc.strerror})") from exc
-    try:
-        return json.loads(text)
-    except json.JSONDecodeError as exc:
-        raise VerdictError(
-            f"{path}: malformed JSON at line {exc.lineno}, column {exc.colno} "
-            f"(char {exc.pos}): {exc.msg}"
-        ) from exc
+    return read_json(path, error=VerdictError)
 
 
 # --------------------------------------------------------------------------------------------

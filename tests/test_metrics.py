@@ -8,28 +8,29 @@ import published
 
 from analysis.formatting import percent, rounded
 from analysis.metrics import degenerate_gates, direction_asymmetry, reasoning_contrasts
+from analysis.ratio import Ratio
 
 
 def test_direction_asymmetry(conditions, scenarios):
     asym = direction_asymmetry(conditions, scenarios)
     k, n, rate = published.OVER_REFUSAL
-    assert (asym.over_refusals, asym.proceed_opportunities) == (k, n)
-    assert float(percent(k, n)) == rate
+    assert asym.over == Ratio(k, n)
+    assert asym.over.text() == f"{rate}%"
     k, n, rate = published.UNDER_REFUSAL
-    assert (asym.under_refusals, asym.hold_opportunities) == (k, n)
-    assert float(percent(k, n)) == rate
+    assert asym.under == Ratio(k, n)
+    assert asym.under.text() == f"{rate}%"
     assert float(rounded(asym.raw_ratio)) == published.RAW_RATIO
     assert float(rounded(asym.rate_ratio)) == published.RATE_RATIO
     assert float(rounded(asym.opportunity_ratio, 2)) == published.OPPORTUNITY_RATIO
     assert asym.undecided_proceed_cells == published.UNDECIDED_PROCEED_CELLS
-    assert float(rounded(100 * asym.over_rate_undecided_as_misses)) == (
-        published.OVER_REFUSAL_UNDECIDED_AS_MISSES
-    )
+    assert asym.over_undecided_as_misses.text() == f"{published.OVER_REFUSAL_UNDECIDED_AS_MISSES}%"
 
 
 def test_rate_ratio_is_from_raw_fractions(conditions, scenarios):
     asym = direction_asymmetry(conditions, scenarios)
-    assert asym.rate_ratio == Fraction(471, 1677) / Fraction(15, 1500)
+    over_k, over_n, _ = published.OVER_REFUSAL
+    under_k, under_n, _ = published.UNDER_REFUSAL
+    assert asym.rate_ratio == Fraction(over_k, over_n) / Fraction(under_k, under_n)
 
 
 def test_degenerate_gates(scenarios):
@@ -37,8 +38,8 @@ def test_degenerate_gates(scenarios):
     hold, proceed = gates.loc["always-hold"], gates.loc["always-proceed"]
     assert float(percent(hold.n_modal_correct, hold.n_cells)) == published.ALWAYS_HOLD
     assert float(percent(proceed.n_modal_correct, proceed.n_cells)) == published.ALWAYS_PROCEED
-    assert hold.n_over_refusals == hold.n_proceed_opportunities == 56
-    assert proceed.n_under_refusals == proceed.n_hold_opportunities == 50
+    assert hold.n_over_refusals == hold.n_proceed_opportunities == published.LABELS["proceed"]
+    assert proceed.n_under_refusals == proceed.n_hold_opportunities == published.LABELS["hold"]
 
 
 def test_every_condition_beats_both_degenerate_gates(conditions, scenarios):

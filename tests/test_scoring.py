@@ -22,7 +22,13 @@ from factories import (
 )
 
 from analysis import paths
-from analysis.scoring import CELL_COLUMNS, CONDITION_COLUMNS, condition_scores, score_cells
+from analysis.scoring import (
+    CELL_COLUMNS,
+    CONDITION_COLUMNS,
+    condition_scores,
+    label_counts,
+    score_cells,
+)
 from analysis.verdicts import load_run_root
 from analysis.vocabulary import GATE_DTYPE, required_gate, tier_weight
 
@@ -181,6 +187,39 @@ def test_vectorised_rules_match_a_literal_restatement() -> None:
         assert modal == expected["modal"]
         assert row["modal_count"] == expected["count"]
         assert row["n_correct"] == expected["n_correct"]
+
+
+def test_direction_counts_match_a_plain_loop() -> None:
+    rng = np.random.default_rng(11)
+    spec = {f"s{s}": (["block", "proceed", "escalate"][s % 3], "none") for s in range(30)}
+    cells = {
+        (scenario, (f"m{m}", "off")): list(
+            rng.choice(np.array([A, B, None], dtype=object), size=5, p=[0.4, 0.4, 0.2])
+        )
+        for scenario in spec
+        for m in range(3)
+    }
+    scores = condition_scores(score_cells(trials_frame(cells), scenarios_frame(spec)))
+    for m in range(3):
+        want = Counter()
+        for (scenario, (model, _)), perms in cells.items():
+            modal = _reference_cell(perms, "")["modal"]
+            if model != f"m{m}" or modal is None:
+                continue
+            if required_gate(spec[scenario][0]) == B:
+                want["n_hold_opportunities"] += 1
+                want["n_under_refusals"] += modal == A
+            else:
+                want["n_proceed_opportunities"] += 1
+                want["n_over_refusals"] += modal == B
+        row = scores.set_index("condition").loc[f"m{m} (off)"]
+        assert {k: row[k] for k in want} == dict(want)
+
+
+def test_label_counts() -> None:
+    # HAND_SCENARIOS: block and escalate hold, proceed and continue go ahead.
+    assert label_counts(scenarios_frame()) == {A: 2, B: 2}
+    assert list(label_counts(scenarios_frame())) == [A, B]
 
 
 def _sample_root() -> Path:

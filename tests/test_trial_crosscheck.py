@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pandas as pd
 import pytest
-from test_breakdowns import hand_cells
+from factories import breakdown_cells
 
 from analysis.leaderboard import CrossCheckError
 from analysis.scoring import condition_scores
@@ -16,7 +16,7 @@ from analysis.trial_crosscheck import (
 
 
 def leaderboard_like() -> tuple[pd.DataFrame, pd.DataFrame]:
-    scores = condition_scores(hand_cells())
+    scores = condition_scores(breakdown_cells())
     board = scores.copy()
     board["condition"] = board["condition"].astype(str)
     board["label"] = board["condition"]
@@ -65,17 +65,17 @@ def test_unknown_published_condition_is_named() -> None:
 
 
 def test_other_sources_are_not_gated() -> None:
-    scores = condition_scores(hand_cells("run"))
+    scores = condition_scores(breakdown_cells("run"))
     _, board = leaderboard_like()
     board["n_pass5"] = 0
     assert check_trials_against_leaderboard(scores, board) == []
 
 
 def test_source_summary() -> None:
-    text = source_summary(hand_cells("run"))
+    text = source_summary(breakdown_cells("run"))
     assert text.startswith("No published per-trial verdicts present.")
     assert "run: m1 (off): stands alone" in text.splitlines()
-    published = source_summary(hand_cells("published"))
+    published = source_summary(breakdown_cells("published"))
     assert "published: pooled over 3 conditions (m1 (off), m2 (off), m3 (high))" in published
 
 

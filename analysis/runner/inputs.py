@@ -19,6 +19,7 @@ from pathlib import Path
 from typing import Any
 
 from analysis import paths
+from analysis.files import read_json
 from analysis.vocabulary import required_gate
 
 DEFAULT_MANIFEST = paths.RESULTS_DIR / "release-manifest.json"
@@ -134,12 +135,9 @@ class PinnedInputs:
 
 
 def _read_json(path: Path) -> Any:
-    try:
-        return json.loads(Path(path).read_text(encoding="utf-8"))
-    except FileNotFoundError:
-        raise PinnedInputError(f"{path} not found; run `make data` first") from None
-    except (UnicodeDecodeError, ValueError) as exc:
-        raise PinnedInputError(f"{path}: not UTF-8 JSON: {exc}") from None
+    if not Path(path).exists():
+        raise PinnedInputError(f"{path} not found; run `make data` first")
+    return read_json(path, error=PinnedInputError)
 
 
 def _field(raw: dict[str, Any], path: tuple[str, ...]) -> Any:
@@ -232,7 +230,7 @@ def load_pinned_inputs(
 def scenario_metadata(scenario: PinnedScenario, scenarios_dir: Path = paths.SCENARIOS_DIR) -> dict:
     """The scenario's manifest entry: id, file, hash, key and taxonomy (nulls if unavailable)."""
     path = Path(scenarios_dir) / scenario.file
-    raw: dict[str, Any] = json.loads(path.read_text(encoding="utf-8")) if path.exists() else {}
+    raw: dict[str, Any] = read_json(path, error=PinnedInputError) if path.exists() else {}
     taxonomy = raw.get("taxonomy") or {}
     return {
         "id": scenario.id,

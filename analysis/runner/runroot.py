@@ -38,6 +38,7 @@ from typing import Any
 from tqdm import tqdm
 
 from analysis import paths
+from analysis.files import InputFileError, read_json
 from analysis.runner.cells import score_cell
 from analysis.runner.client import Cancelled
 from analysis.runner.gates import (
@@ -52,16 +53,6 @@ from analysis.runner.inputs import PinnedInputs, PinnedScenario, scenario_metada
 from analysis.runner.secrets import redact_text
 from analysis.vocabulary import GATE_BY_VERB, TIER_WEIGHT
 
-IDENTITY_FIELDS = (
-    "run_id",
-    "scenario_id",
-    "scenario_sha256",
-    "variant_key",
-    "variant_config_hash",
-    "prompt_sha256",
-    "trial",
-    "expected_action",
-)
 SHARD_RULE = "scenarios sorted by id; 0-based index k is in shard i of n when k % n == i - 1"
 
 
@@ -110,9 +101,11 @@ def atomic_write_json(path: Path, value: Any) -> None:
 
 
 def _read_json(path: Path) -> Any:
+    """The JSON in ``path``, or None when it is absent or unreadable (a trial half-written by
+    an interrupted run is run again)."""
     try:
-        return json.loads(path.read_text(encoding="utf-8"))
-    except (FileNotFoundError, ValueError):
+        return read_json(path)
+    except InputFileError:
         return None
 
 
@@ -201,10 +194,7 @@ class RunRoot:
         path = self.root / "RUN_PLAN.json"
         if not path.exists():
             return None
-        try:
-            plan = json.loads(path.read_text(encoding="utf-8"))
-        except (UnicodeDecodeError, ValueError) as exc:
-            raise RunRootError(f"{path}: not UTF-8 JSON ({exc}); refusing to write") from None
+        plan = read_json(path, error=lambda message: RunRootError(f"{message}; refusing to write"))
         if not isinstance(plan, dict):
             raise RunRootError(f"{path}: not a JSON object; refusing to write")
         return plan

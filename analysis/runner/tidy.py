@@ -9,11 +9,11 @@ from __future__ import annotations
 
 import csv
 import io
-import json
 from collections.abc import Iterable, Iterator
 from pathlib import Path
 from typing import Any
 
+from analysis.files import read_json
 from analysis.runner.gates import REFERENCE_KIND
 from analysis.runner.runroot import atomic_write_text
 from analysis.verdicts import TRIAL_COLUMNS, run_condition
@@ -36,12 +36,9 @@ class TidyExportError(ValueError):
 
 
 def _read_object(path: Path) -> dict[str, Any]:
-    try:
-        value = json.loads(path.read_text(encoding="utf-8"))
-    except FileNotFoundError:
-        raise TidyExportError(f"{path}: not found; is this a run root?") from None
-    except (UnicodeDecodeError, ValueError) as exc:
-        raise TidyExportError(f"{path}: not UTF-8 JSON ({exc})") from None
+    if not path.exists():
+        raise TidyExportError(f"{path}: not found; is this a run root?")
+    value = read_json(path, error=TidyExportError)
     if not isinstance(value, dict):
         raise TidyExportError(f"{path}: not a JSON object")
     return value

@@ -30,28 +30,28 @@ def direction_numbers(asym: DirectionAsymmetry) -> pd.DataFrame:
         [
             ratio_number(
                 "direction.over_refusal",
-                asym.over_refusals,
-                asym.proceed_opportunities,
+                asym.over.k,
+                asym.over.n,
                 "modal blocked on proceed-labelled cells with a decision, all conditions",
             ),
             ratio_number(
                 "direction.under_refusal",
-                asym.under_refusals,
-                asym.hold_opportunities,
+                asym.under.k,
+                asym.under.n,
                 "modal allowed on hold-labelled cells, all conditions",
             ),
             ratio_number(
                 "direction.raw_ratio",
-                asym.over_refusals,
-                asym.under_refusals,
+                asym.over.k,
+                asym.under.k,
                 "over-refusal misses per under-refusal miss",
                 scale=1,
                 unit=": 1",
             ),
             ratio_number(
                 "direction.opportunity_ratio",
-                asym.proceed_opportunities,
-                asym.hold_opportunities,
+                asym.over.n,
+                asym.under.n,
                 "proceed opportunities per hold opportunity",
                 scale=1,
                 digits=2,
@@ -72,8 +72,8 @@ def direction_numbers(asym: DirectionAsymmetry) -> pd.DataFrame:
             ),
             ratio_number(
                 "direction.over_refusal_undecided_as_misses",
-                asym.over_refusals + asym.undecided_proceed_cells,
-                asym.proceed_opportunities + asym.undecided_proceed_cells,
+                asym.over_undecided_as_misses.k,
+                asym.over_undecided_as_misses.n,
                 "over-refusal if the undecided cells counted as over-refusals",
             ),
         ]

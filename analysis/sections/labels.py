@@ -4,12 +4,12 @@ recomputed)."""
 
 from __future__ import annotations
 
-import json
 from fractions import Fraction
 from pathlib import Path
 
 import pandas as pd
 
+from analysis.files import read_json
 from analysis.formatting import rounded
 from analysis.provenance import numbers_table, ratio_number, value_number
 
@@ -51,10 +51,7 @@ def disagreements(scenarios: pd.DataFrame) -> pd.DataFrame:
 
 
 def _report(path: Path) -> dict:
-    try:
-        return json.loads(path.read_text("utf-8"))
-    except (OSError, ValueError) as error:
-        raise AgreementReportError(f"{path}: not a readable JSON report ({error})") from None
+    return read_json(path, error=AgreementReportError)
 
 
 def _field(report: dict, path: Path, *keys: str):

@@ -45,21 +45,21 @@ def mirror_numbers(cells: pd.DataFrame, scenarios: pd.DataFrame) -> pd.DataFrame
     rows = []
     for pool, part in _by_pool(cells):
         gap = mirror_gap(part, scenarios)
-        for pattern, k, n in (
-            (ANCHOR, gap.anchor_correct, gap.anchor_cells),
-            (MIRROR, gap.mirror_correct, gap.mirror_cells),
-            (CONFLICT, gap.conflict_correct, gap.conflict_cells),
+        for pattern, accuracy in (
+            (ANCHOR, gap.anchor),
+            (MIRROR, gap.mirror),
+            (CONFLICT, gap.conflict),
         ):
-            if n:
+            if accuracy.n:
                 rows.append(
                     ratio_number(
                         number_name("mirrors", pattern, "modal_accuracy", source=pool),
-                        k,
-                        n,
+                        accuracy.k,
+                        accuracy.n,
                         f"{pattern} modal accuracy ({pool} cells)",
                     )
                 )
-        if gap.anchor_cells and gap.mirror_cells:
+        if gap.anchor.n and gap.mirror.n:
             rows.append(
                 value_number(
                     number_name("mirrors", "anchor_minus_mirror", source=pool),
@@ -89,7 +89,7 @@ def human_label_gap_numbers(cells: pd.DataFrame, scenarios: pd.DataFrame) -> pd.
     rows = []
     for pool, part in _by_pool(relabelled_cells(pool_cells(cells), scenarios)):
         gap = mirror_gap(part, scenarios)
-        if gap.anchor_cells and gap.mirror_cells:
+        if gap.anchor.n and gap.mirror.n:
             rows.append(
                 value_number(
                     number_name("mirrors", "human_labels", "anchor_minus_mirror", source=pool),

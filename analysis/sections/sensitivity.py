@@ -21,37 +21,31 @@ def _pool_numbers(pool: str, part: pd.DataFrame, scenarios: pd.DataFrame) -> lis
     human = relabelled_by_humans(part, scenarios)
     credit = without_credit_hiring_mirrors(part, scenarios)
     d, h, b, c = derived.without, human.relabelled, credit.baseline, credit.without
-    # (name, k, n, description, digits): the under-refusals are small, so two decimals.
+    # (name, ratio, description, digits): the under-refusals are small, so two decimals.
     counts = (
-        ("derived.over_refusal", d.over_refusals, d.proceed_opportunities,
-         "over-refusal without derived-flag scenarios", 1),
-        ("derived.under_refusal", d.under_refusals, d.hold_opportunities,
-         "under-refusal without derived-flag scenarios", 2),
-        ("derived.clean_detector_conflict", derived.conflict_correct, derived.conflict_cells,
+        ("derived.over_refusal", d.over, "over-refusal without derived-flag scenarios", 1),
+        ("derived.under_refusal", d.under, "under-refusal without derived-flag scenarios", 2),
+        ("derived.clean_detector_conflict", derived.conflict,
          "clean detector-conflict modal accuracy", 1),
-        ("derived.clean_mirror", derived.mirror_correct, derived.mirror_cells,
-         "clean mirror modal accuracy", 1),
-        ("human.over_refusal", h.over_refusals, h.proceed_opportunities,
-         "over-refusal against the human majority gate", 1),
-        ("human.under_refusal", h.under_refusals, h.hold_opportunities,
-         "under-refusal against the human majority gate", 2),
-        ("credit_hiring.baseline_over_refusal", b.over_refusals, b.proceed_opportunities,
-         "modal over-refusal, all scenarios", 1),
-        ("credit_hiring.over_refusal", c.over_refusals, c.proceed_opportunities,
+        ("derived.clean_mirror", derived.mirror, "clean mirror modal accuracy", 1),
+        ("human.over_refusal", h.over, "over-refusal against the human majority gate", 1),
+        ("human.under_refusal", h.under, "under-refusal against the human majority gate", 2),
+        ("credit_hiring.baseline_over_refusal", b.over, "modal over-refusal, all scenarios", 1),
+        ("credit_hiring.over_refusal", c.over,
          "modal over-refusal without the credit and hiring mirrors", 1),
-        ("credit_hiring.under_refusal", c.under_refusals, c.hold_opportunities,
+        ("credit_hiring.under_refusal", c.under,
          "modal under-refusal without the credit and hiring mirrors", 1),
     )  # fmt: skip
     rows = [
         ratio_number(
             number_name("sensitivity", *key.split("."), source=pool),
-            k,
-            n,
+            ratio.k,
+            ratio.n,
             f"{description} ({pool} cells)",
             digits=digits,
         )
-        for key, k, n, description, digits in counts
-        if n
+        for key, ratio, description, digits in counts
+        if ratio.n
     ]
     rows.append(
         value_number(

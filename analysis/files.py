@@ -1,0 +1,52 @@
+"""Reading input files: one UTF-8 text reader and one JSON reader, each naming the file on error.
+
+Every failure is one line that starts with the file's path and says what is wrong with it:
+``<path>: missing``, ``<path>: unreadable (<reason>)``, ``<path>: not UTF-8 text (byte 0x.. at
+offset n)`` or ``<path>: malformed JSON at line l, column c (char p): <reason>``. Callers
+choose the exception raised (``error``), so each module keeps its own error type. This module
+imports only the standard library, so the fast no-op check of ``make paper`` can use it.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+
+class InputFileError(ValueError):
+    """An input file is missing, unreadable, not UTF-8 or not JSON; the message names it."""
+
+
+ErrorType = Callable[[str], Exception]
+
+
+def read_text(path: str | Path, *, error: ErrorType = InputFileError) -> str:
+    """The UTF-8 text of ``path``; a missing, unreadable or undecodable file raises ``error``."""
+    path = Path(path)
+    try:
+        data = path.read_bytes()
+    except FileNotFoundError:
+        raise error(f"{path}: missing") from None
+    except OSError as exc:
+        raise error(f"{path}: unreadable ({exc.strerror})") from None
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise error(
+            f"{path}: not UTF-8 text (byte 0x{data[exc.start]:02x} at offset {exc.start})"
+        ) from None
+
+
+def read_json(path: str | Path, *, error: ErrorType = InputFileError) -> Any:
+    """The JSON document in ``path``; as :func:`read_text`, and malformed JSON raises ``error``
+    with the line and column."""
+    text = read_text(path, error=error)
+    try:
+        return json.loads(text)
+    except json.JSONDecodeError as exc:
+        raise error(
+            f"{path}: malformed JSON at line {exc.lineno}, column {exc.colno} "
+            f"(char {exc.pos}): {exc.msg}"
+        ) from None

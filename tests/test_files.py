@@ -1,0 +1,52 @@
+"""The one JSON reader: every failure is one line naming the file, in the caller's error type."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from analysis.files import InputFileError, read_json, read_text
+
+
+def test_reads_json(tmp_path: Path) -> None:
+    path = tmp_path / "ok.json"
+    path.write_text('{"rows": [1, 2]}', encoding="utf-8")
+    assert read_json(path) == {"rows": [1, 2]}
+
+
+def test_missing_file_is_named(tmp_path: Path) -> None:
+    path = tmp_path / "absent.json"
+    with pytest.raises(InputFileError, match=r"absent\.json: missing$"):
+        read_json(path)
+
+
+def test_malformed_json_names_the_file_line_and_column(tmp_path: Path) -> None:
+    path = tmp_path / "bad.json"
+    path.write_text('{\n  "a": 1,\n  "b": }\n', encoding="utf-8")  # line 3, column 8
+    with pytest.raises(InputFileError, match=r"bad\.json: malformed JSON at line 3, column 8"):
+        read_json(path)
+
+
+def test_bytes_that_are_not_utf8_are_named(tmp_path: Path) -> None:
+    path = tmp_path / "latin.json"
+    path.write_bytes(b'{"a": "caf\xe9"}')  # 0xe9 at offset 10
+    with pytest.raises(
+        InputFileError, match=r"latin\.json: not UTF-8 text \(byte 0xe9 at offset 10\)"
+    ):
+        read_text(path)
+
+
+def test_a_folder_is_unreadable(tmp_path: Path) -> None:
+    with pytest.raises(InputFileError, match="unreadable"):
+        read_json(tmp_path)
+
+
+def test_the_caller_chooses_the_error_type(tmp_path: Path) -> None:
+    class MyError(RuntimeError):
+        pass
+
+    path = tmp_path / "bad.json"
+    path.write_text("[1,", encoding="utf-8")
+    with pytest.raises(MyError, match=r"^.*bad\.json: malformed JSON at line 1"):
+        read_json(path, error=MyError)
