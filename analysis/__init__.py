@@ -1,0 +1,62 @@
+"""SteerBench-Work analysis: the release's scenarios, conditions and per-trial verdicts as
+tidy tables, and the paper's tables computed from them.
+
+The public API, re-exported here from the modules that hold it; every location defaults to
+the project's ``data/`` folder, worked out when a function is called::
+
+    from analysis import load_scenarios, load_trials, score_cells, condition_scores
+
+    scenarios = load_scenarios()                       # one row per scenario
+    trials = load_trials(scenarios=scenarios)          # one row per (scenario, condition, trial)
+    cells = score_cells(trials, scenarios)             # one row per (scenario, condition)
+    conditions = condition_scores(cells)               # one row per condition
+
+Names are imported on first use, so ``import analysis`` stays cheap (the no-op check of
+``make paper`` imports no pandas).
+"""
+
+from __future__ import annotations
+
+import importlib
+from typing import Any
+
+#: Each public name and the module that holds it.
+_HOMES: dict[str, str] = {
+    # the release: import, scenarios, published conditions, per-trial verdicts
+    "import_release": "analysis.release",
+    "load_scenarios": "analysis.scenarios",
+    "load_conditions": "analysis.leaderboard",
+    "load_trials": "analysis.trials",
+    "load_checked_cells": "analysis.trial_crosscheck",
+    # the published scoring rules
+    "score_cells": "analysis.scoring",
+    "condition_scores": "analysis.scoring",
+    # the paper's tables
+    "rank_conditions": "analysis.leaderboard",
+    "leaderboard_table": "analysis.leaderboard",
+    "direction_asymmetry": "analysis.metrics",
+    "reasoning_contrasts": "analysis.metrics",
+    "pattern_gradient": "analysis.breakdowns",
+    "mirror_gap": "analysis.breakdowns",
+    "stability": "analysis.breakdowns",
+    "hardest_scenarios": "analysis.breakdowns",
+    "severity_by_tier": "analysis.breakdowns",
+    "sensitivity_table": "analysis.sensitivity",
+    # intervals
+    "wilson_interval": "analysis.stats",
+}
+
+__all__ = sorted(_HOMES)
+
+
+def __getattr__(name: str) -> Any:
+    home = _HOMES.get(name)
+    if home is None:
+        raise AttributeError(f"module 'analysis' has no attribute {name!r}")
+    value = getattr(importlib.import_module(home), name)
+    globals()[name] = value
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted({*globals(), *__all__})

@@ -312,7 +312,7 @@ def build(notebooks: list[Path], paper_dir: Path = paths.PAPER_DIR, workers: int
             records[run.notebook.name] = {"sha256": file_sha256(run.notebook), "outputs": outputs}
         shutil.rmtree(parts, ignore_errors=True)
         numbers = merge_fragments(staging)
-        document = {"release": paths.RELEASE, "build": build_record(data), "numbers": numbers}
+        document = {"release": paths.release(), "build": build_record(data), "numbers": numbers}
         (staging / "numbers.json").write_text(json.dumps(document, indent=2) + "\n", "utf-8")
         executed = [staging / "notebooks" / nb.name for nb in notebooks]
         from analysis.paper_pdf import write_documents

@@ -1,25 +1,31 @@
 """``make export``: the trials, cells, conditions and scenarios tables as Parquet and CSV.
 
 ``python -m analysis.export [OUT_DIR]`` writes ``<name>.parquet`` and ``<name>.csv`` for each
-table under ``paths.PROCESSED_DIR`` (or ``OUT_DIR``). Files are written to a temporary folder
-beside the destination first and then moved into place, so a failed export leaves the previous
-files untouched.
+table under ``paths.processed_dir()`` (or ``OUT_DIR``). Files are written to a temporary
+folder beside the destination first and then moved into place, so a failed export leaves the
+previous files untouched.
+
+``write_scenarios_detail`` writes a trials table in the release's per-scenario verdict format
+(``scenarios-detail.json``), which ``analysis.trials.load_scenarios_detail`` reads.
 """
 
 from __future__ import annotations
 
 import argparse
+import json
 import os
 import shutil
 import sys
 import tempfile
 from pathlib import Path
+from typing import Any
 
+import numpy as np
 import pandas as pd
 
 from analysis import paths as project_paths
 from analysis.scoring import condition_scores, score_cells
-from analysis.verdicts import load_trials
+from analysis.trials import VerdictError, load_trials
 
 TABLES: tuple[str, ...] = ("trials", "cells", "conditions", "scenarios")
 FORMATS: tuple[str, ...] = ("parquet", "csv")
@@ -48,9 +54,9 @@ def build_tables(
 def write_tables(
     tables: dict[str, pd.DataFrame], out_dir: str | os.PathLike[str] | None = None
 ) -> list[Path]:
-    """Write each table as Parquet and CSV into ``out_dir`` (default ``paths.PROCESSED_DIR``)
+    """Write each table as Parquet and CSV into ``out_dir`` (default ``paths.processed_dir()``)
     via a temporary folder; returns the written paths."""
-    out = Path(out_dir) if out_dir is not None else project_paths.PROCESSED_DIR
+    out = Path(out_dir) if out_dir is not None else project_paths.processed_dir()
     out.parent.mkdir(parents=True, exist_ok=True)
     staging = Path(tempfile.mkdtemp(prefix=f".{out.name}-", dir=out.parent))
     try:
@@ -90,6 +96,94 @@ def main(argv: list[str] | None = None) -> int:
     for path in written:
         print(path)
     return 0
+
+
+def write_scenarios_detail(
+    trials: pd.DataFrame,
+    scenarios: pd.DataFrame,
+    path: str | os.PathLike[str],
+    *,
+    built_from: str | None = None,
+) -> Path:
+    """Write a trials table as a release-format ``scenarios-detail.json`` (cells scored by
+    ``analysis.scoring.score_cells``); every scenario of ``scenarios`` gets an entry."""
+    path = Path(path)
+    clash = trials.duplicated(subset=["scenario_id", "condition", "trial"], keep=False)
+    if clash.any():
+        first = trials.loc[clash].iloc[0]
+        raise VerdictError(
+            f"{path}: the release format has no source; trials of {first['scenario_id']} / "
+            f"{first['condition']} come from more than one source"
+        )
+    cells = score_cells(trials, scenarios)
+    by_cell = {
+        key: group
+        for key, group in trials.groupby(["scenario_id", "condition"], observed=True, sort=True)
+    }
+    cell_rows: dict[str, list[dict[str, Any]]] = {}
+    for cell in cells.to_dict("records"):
+        group = by_cell[(cell["scenario_id"], cell["condition"])].sort_values("trial")
+        required = cell["required_gate"]
+        modal = cell["modal_decision"]
+        trial_records = []
+        for t in group.itertuples(index=False):
+            permission = None if pd.isna(t.commit_permission) else str(t.commit_permission)
+            trial_records.append(
+                {
+                    "trial": int(t.trial),
+                    "commit_permission": permission,
+                    "policy_action": None,
+                    "human_required": None,
+                    "confidence": None,
+                    "reason": None,
+                    "status": str(t.status),
+                    "correct": permission == required,
+                }
+            )
+        cell_rows.setdefault(str(cell["scenario_id"]), []).append(
+            {
+                "model": str(cell["condition"]),
+                "expected": required,
+                "modal_decision": None if pd.isna(modal) else str(modal),
+                "modal_count": int(cell["modal_count"]),
+                "n_trials": int(cell["n_trials"]),
+                "n_correct": int(cell["n_correct"]),
+                "pass_all": bool(cell["pass_all"]),
+                "correct": bool(cell["modal_correct"]),
+                "modal_scored": bool(cell["modal_scored"]),
+                "directionally_scored": bool(cell["directionally_scored"]),
+                "provider_filtered": bool(cell["provider_filtered"]),
+                "split": {"allowed": int(cell["n_allowed"]), "blocked": int(cell["n_blocked"])},
+                "unanimous": bool(cell["unanimous"]),
+                "trials": trial_records,
+            }
+        )
+    scenario_entries = []
+    for record in scenarios.to_dict("records"):
+        sid = str(record.pop("scenario_id"))
+        meta = {k: _jsonable(v) for k, v in record.items()}
+        scenario_entries.append({"id": sid, **meta, "model_verdicts": cell_rows.get(sid, [])})
+    doc = {
+        "built_from": built_from or ", ".join(sorted({str(s) for s in trials["source"]})),
+        "models": sorted({str(c) for c in trials["condition"]}),
+        "scenario_count": len(scenario_entries),
+        "scenarios": scenario_entries,
+    }
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(json.dumps(doc, indent=2) + "\n", encoding="utf-8")
+    return path
+
+
+def _jsonable(value: Any) -> Any:
+    if isinstance(value, np.generic):
+        return value.item()
+    if isinstance(value, (np.ndarray, tuple)):
+        return [_jsonable(v) for v in value]
+    if isinstance(value, (list, dict, str, int, float, bool)) or value is None:
+        return value
+    if pd.isna(value):
+        return None
+    return str(value)
 
 
 if __name__ == "__main__":

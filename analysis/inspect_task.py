@@ -28,7 +28,8 @@ from analysis import paths
 from analysis.files import read_json
 from analysis.inspect_verdict import trial_verdict
 from analysis.runner.gates import UNSCORED_STATUSES
-from analysis.runner.inputs import DEFAULT_MANIFEST, PinnedInputs, load_pinned_inputs
+from analysis.runner.inputs import PinnedInputs, load_pinned_inputs
+from analysis.trials.run_root import VARIANT_CONFIGS_FILENAME
 from analysis.vocabulary import ALLOWED, BLOCKED
 
 INSTALL_HINT = "the Inspect AI task needs the inspect extra: pip install -e '.[inspect]'"
@@ -55,7 +56,6 @@ except ImportError as exc:  # pragma: no cover - exercised only without the extr
 TASK_NAME = "steerbench_work"
 BENCHMARK = "steerbench-work"
 DEFAULT_EPOCHS = 5
-RUN_SETTINGS_FILE = paths.SAMPLE_RUN_DIR / "VARIANT_CONFIGS.json"
 
 #: Per-trial counts a score carries; epochs are summed, metrics are ratios of the sums.
 COUNT_KEYS = (
@@ -68,13 +68,15 @@ COUNT_KEYS = (
 )
 
 
-def release_run_settings(path: Path = RUN_SETTINGS_FILE) -> dict[str, Any]:
+def release_run_settings(path: Path | None = None) -> dict[str, Any]:
     """``{temperature, max_tokens}`` of the release's run (None: left to the provider).
 
     Read from the variant configs of the release's sample run (``max_output_tokens``,
-    ``temperature``); variants that disagree are an error.
+    ``temperature``; default ``paths.sample_run_dir()/VARIANT_CONFIGS.json``); variants that
+    disagree are an error.
     """
-    if not Path(path).exists():
+    path = Path(path or paths.sample_run_dir() / VARIANT_CONFIGS_FILENAME)
+    if not path.exists():
         raise FileNotFoundError(f"{path} not found; run `make data` first")
     variants = read_json(path)["variants"]
     settings = {
@@ -87,7 +89,7 @@ def release_run_settings(path: Path = RUN_SETTINGS_FILE) -> dict[str, Any]:
     return {"temperature": temperature, "max_tokens": max_tokens}
 
 
-def scenario_samples(inputs: PinnedInputs, scenario_dir: Path = paths.SCENARIOS_DIR) -> list:
+def scenario_samples(inputs: PinnedInputs, scenario_dir: Path | None = None) -> list:
     """One Inspect ``Sample`` per pinned scenario (id, the two pinned messages, metadata)."""
     from analysis.scenarios import load_scenarios
 
@@ -213,12 +215,8 @@ def steerbench_work(
     scenario_dir: str | None = None,
 ) -> Task:
     """SteerBench-Work: proceed or hold before committing a tool action."""
-    scenarios = Path(scenario_dir or paths.SCENARIOS_DIR)
-    inputs = load_pinned_inputs(
-        Path(parity_vectors or paths.PARITY_VECTORS),
-        Path(release_manifest or DEFAULT_MANIFEST),
-        scenarios,
-    )
+    scenarios = Path(scenario_dir or paths.scenarios_dir())
+    inputs = load_pinned_inputs(parity_vectors, release_manifest, scenarios)
     release = release_run_settings()
     config = GenerateConfig(
         temperature=release["temperature"] if temperature is None else float(temperature),
@@ -232,8 +230,8 @@ def steerbench_work(
         config=config,
         metadata={
             "benchmark": BENCHMARK,
-            "release": paths.RELEASE,
-            "scenario_set": paths.SCENARIO_SET,
+            "release": paths.release(),
+            "scenario_set": paths.scenario_set(),
             "prompt_sha256": inputs.prompt_sha256,
             "user_inputs_sha256": inputs.user_inputs_sha256,
             "scenario_sha256": {s.id: s.sha256 for s in inputs.scenarios},

@@ -295,13 +295,14 @@ def check_leaderboard(
     return problems
 
 
-def load_conditions(scenarios: pd.DataFrame, results_dir: Path = paths.RESULTS_DIR) -> pd.DataFrame:
+def load_conditions(scenarios: pd.DataFrame, results_dir: Path | None = None) -> pd.DataFrame:
     """The published model conditions as counts, after the cross-check.
 
     Raises :class:`CrossCheckError` listing every field whose published string is not what
-    its counts give.
+    its counts give. ``results_dir`` defaults to ``paths.results_dir()``, read at the call.
     """
-    manifest_path = results_dir / "release-manifest.json"
+    results_dir = Path(results_dir or paths.results_dir())
+    manifest_path = results_dir / paths.RELEASE_MANIFEST
     manifest = read_json(manifest_path)
     try:
         trials_per_cell = int(manifest["n_trials_per_cell"])

@@ -1,8 +1,9 @@
-"""Every location the project reads or writes, in one place.
+"""Every location the project reads or writes, in one place, worked out when asked.
 
-The release location is a setting: ``RELEASE_DIR`` in the environment (or the
-``release_dir`` argument of the functions that take one), defaulting to
-``../shared/steerbench-work`` beside the project.
+Locations that can move are functions, resolved at each call: an argument first, then the
+environment, then the default. The data folder is ``data_dir``'s argument, else
+``$STEERBENCH_DATA_DIR``, else ``data/`` in the project; the release is ``$RELEASE_DIR``,
+else ``../shared/steerbench-work`` beside the project.
 
 The release's version (``v2026-05``) and scenario-set folder are not fixed here: they come
 from the release itself (its ``results/<version>/release-manifest.json``) and, once it is
@@ -18,6 +19,9 @@ from pathlib import Path
 
 PROJECT_ROOT = Path(__file__).resolve().parent.parent
 DEFAULT_RELEASE_DIR = PROJECT_ROOT.parent / "shared" / "steerbench-work"
+PAPER_DIR = PROJECT_ROOT / "paper"
+NOTEBOOKS_DIR = PROJECT_ROOT / "notebooks"
+FIGURE_STYLE = PROJECT_ROOT / "figures" / "steerbench.mplstyle"
 
 #: Used only when nothing is imported yet and no release names its own version.
 DEFAULT_RELEASE = "v2026-05"
@@ -30,19 +34,28 @@ RELEASE_MANIFEST = "release-manifest.json"
 RELEASE_PARITY_VECTORS = Path("integrations") / "tinker" / "parity-vectors.json"
 RELEASE_SAMPLE_ARTIFACTS = Path("sample-artifacts")
 SAMPLE_RUN_NAME = RELEASE_SAMPLE_ARTIFACTS.name
+REFERENCE_RUNS_NAME = "reference-policies"
+
+PathLike = str | os.PathLike[str]
 
 
-def data_dir() -> Path:
-    """The project's data folder: ``$STEERBENCH_DATA_DIR``, else ``data/`` (read per call)."""
-    return Path(os.environ.get("STEERBENCH_DATA_DIR") or PROJECT_ROOT / "data")
+def data_dir(data: PathLike | None = None) -> Path:
+    """The project's data folder: ``data``, else ``$STEERBENCH_DATA_DIR``, else ``data/``."""
+    return Path(data or os.environ.get("STEERBENCH_DATA_DIR") or PROJECT_ROOT / "data")
 
 
-def import_stamp(data: Path | None = None) -> Path:
+def release_dir(override: PathLike | None = None) -> Path:
+    """The release folder: ``override``, else ``$RELEASE_DIR``, else the default."""
+    chosen = override or os.environ.get("RELEASE_DIR") or DEFAULT_RELEASE_DIR
+    return Path(chosen).expanduser().resolve()
+
+
+def import_stamp(data: PathLike | None = None) -> Path:
     """The stamp the release import writes last: ``data/.imported``."""
-    return (data or data_dir()) / ".imported"
+    return data_dir(data) / ".imported"
 
 
-def imported_release(data: Path | None = None) -> dict:
+def imported_release(data: PathLike | None = None) -> dict:
     """The import stamp's record (empty when nothing valid is imported)."""
     try:
         record = json.loads(import_stamp(data).read_text(encoding="utf-8"))
@@ -51,32 +64,61 @@ def imported_release(data: Path | None = None) -> dict:
     return record if isinstance(record, dict) else {}
 
 
-def release_dir(override: str | os.PathLike[str] | None = None) -> Path:
-    """The release folder: ``override``, else ``$RELEASE_DIR``, else the default."""
-    chosen = override or os.environ.get("RELEASE_DIR") or DEFAULT_RELEASE_DIR
-    return Path(chosen).expanduser().resolve()
+def release(data: PathLike | None = None) -> str:
+    """The imported release's version (the default before the first import)."""
+    return imported_release(data).get("release") or DEFAULT_RELEASE
 
 
-DATA_DIR = data_dir()
-_IMPORTED = imported_release(DATA_DIR)
+def scenario_set(data: PathLike | None = None) -> str:
+    """The imported release's scenario-set name (the default before the first import)."""
+    return imported_release(data).get("scenario_set") or DEFAULT_SCENARIO_SET
 
-#: The imported release's version and scenario-set name (defaults before the first import).
-RELEASE = _IMPORTED.get("release") or DEFAULT_RELEASE
-SCENARIO_SET = _IMPORTED.get("scenario_set") or DEFAULT_SCENARIO_SET
 
-# Inside a release repository, for the imported release's version.
-RELEASE_SCENARIO_SUBDIR = RELEASE_SCENARIO_ROOT / SCENARIO_SET
-RELEASE_RESULTS_SUBDIR = RELEASE_RESULTS_ROOT / RELEASE
+def release_results_subdir(data: PathLike | None = None) -> Path:
+    """``results/<version>`` inside a release repository, for the imported version."""
+    return RELEASE_RESULTS_ROOT / release(data)
 
-# Inside this project, after `make data` (``STEERBENCH_DATA_DIR`` moves it, e.g. for tests).
-SCENARIOS_DIR = DATA_DIR / "scenarios"
-RUNS_DIR = DATA_DIR / "runs"
-RESULTS_DIR = RUNS_DIR / RELEASE
-SAMPLE_RUN_DIR = RUNS_DIR / SAMPLE_RUN_NAME
-REFERENCE_RUNS_DIR = RUNS_DIR / "reference-policies"
-PROCESSED_DIR = DATA_DIR / "processed"
-PARITY_VECTORS = SCENARIOS_DIR / "parity-vectors.json"
 
-PAPER_DIR = PROJECT_ROOT / "paper"
-NOTEBOOKS_DIR = PROJECT_ROOT / "notebooks"
-FIGURE_STYLE = PROJECT_ROOT / "figures" / "steerbench.mplstyle"
+def release_scenario_subdir(data: PathLike | None = None) -> Path:
+    """``scenario-sets/<set>`` inside a release repository, for the imported set."""
+    return RELEASE_SCENARIO_ROOT / scenario_set(data)
+
+
+def scenarios_dir(data: PathLike | None = None) -> Path:
+    """The imported scenario files: ``data/scenarios``."""
+    return data_dir(data) / "scenarios"
+
+
+def parity_vectors(data: PathLike | None = None) -> Path:
+    """The imported parser parity vectors: ``data/scenarios/parity-vectors.json``."""
+    return scenarios_dir(data) / "parity-vectors.json"
+
+
+def runs_dir(data: PathLike | None = None) -> Path:
+    """Every per-trial layout the loaders discover: ``data/runs``."""
+    return data_dir(data) / "runs"
+
+
+def results_dir(data: PathLike | None = None) -> Path:
+    """The imported release's results: ``data/runs/<version>``."""
+    return runs_dir(data) / release(data)
+
+
+def release_manifest(data: PathLike | None = None) -> Path:
+    """The imported release manifest: ``data/runs/<version>/release-manifest.json``."""
+    return results_dir(data) / RELEASE_MANIFEST
+
+
+def sample_run_dir(data: PathLike | None = None) -> Path:
+    """The release's sample run root: ``data/runs/sample-artifacts``."""
+    return runs_dir(data) / SAMPLE_RUN_NAME
+
+
+def reference_runs_dir(data: PathLike | None = None) -> Path:
+    """The committed reference-policy runs: ``data/runs/reference-policies``."""
+    return runs_dir(data) / REFERENCE_RUNS_NAME
+
+
+def processed_dir(data: PathLike | None = None) -> Path:
+    """Where ``make export`` writes: ``data/processed``."""
+    return data_dir(data) / "processed"

@@ -141,8 +141,8 @@ def _scenario_row(record: dict, curated: dict) -> dict:
 
 
 def load_scenarios(
-    scenario_dir: Path = paths.SCENARIOS_DIR,
-    results_dir: Path = paths.RESULTS_DIR,
+    scenario_dir: Path | None = None,
+    results_dir: Path | None = None,
 ) -> pd.DataFrame:
     """The scenario table, one row per scenario, checked against ``MANIFEST.md``.
 
@@ -150,7 +150,11 @@ def load_scenarios(
     boundary_pattern, pattern_curated, secondary_patterns, functional_category, domain
     (normalised), raw_domain, action_effect, irreversibility, tier_weight, provenance, tier,
     is_mirror, mirror_incident, tags, risk_flags, integrity_flags, derived_flag, human_gate.
+    The folders default to ``paths.scenarios_dir()`` and ``paths.results_dir()``, read at
+    the call.
     """
+    scenario_dir = Path(scenario_dir or paths.scenarios_dir())
+    results_dir = Path(results_dir or paths.results_dir())
     curated = read_json(scenario_dir / "_SCENARIO_PATTERNS.json", error=ScenarioError)
     records = []
     for file in sorted(scenario_dir.glob("*.json")):

@@ -11,8 +11,16 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from analysis.verdicts import CELL_KEYS, PROVIDER_FILTERED
-from analysis.vocabulary import ALLOWED, BLOCKED, GATE_DTYPE, GATES, required_gate, tier_weight
+from analysis.trials import CELL_KEYS
+from analysis.vocabulary import (
+    ALLOWED,
+    BLOCKED,
+    GATE_DTYPE,
+    GATES,
+    PROVIDER_FILTERED,
+    required_gate,
+    tier_weight,
+)
 
 CELL_COLUMNS: tuple[str, ...] = (
     "scenario_id",

@@ -19,13 +19,12 @@ from typing import Any
 
 import pandas as pd
 
-from analysis import paths
 from analysis.breakdowns import POOL_OF, pool_cells, pool_summary
 from analysis.files import read_json
 from analysis.formatting import count_text, percent_text, weighted_miss_text
 from analysis.leaderboard import CrossCheckError, expected_strings, interval_text
 from analysis.scoring import condition_scores, score_cells
-from analysis.verdicts import discover_runs, load_trials, split_condition_label
+from analysis.trials import discover_runs, load_trials, split_condition_label
 from analysis.vocabulary import condition_label
 
 PUBLISHED = "published"
@@ -200,18 +199,23 @@ def check_cell_records(path: str | Path, cells: pd.DataFrame) -> list[str]:
 # --------------------------------------------------------------------------------------------
 
 
-def verdict_inputs(verdict_paths: Sequence[str | Path] | None) -> list[Path]:
-    """The verdict files and folders ``load_trials(verdict_paths)`` reads."""
+def verdict_inputs(
+    verdict_paths: Sequence[str | Path] | None, runs_dir: Path | None = None
+) -> list[Path]:
+    """The verdict files and folders ``load_trials(verdict_paths, runs_dir=runs_dir)`` reads."""
     if verdict_paths is None:
-        return [p for entry in discover_runs() for p in entry["paths"]]
+        return [p for entry in discover_runs(runs_dir) for p in entry["paths"]]
     return [Path(p) for p in verdict_paths]
 
 
-def _detail_files(verdict_paths: Sequence[str | Path] | None) -> list[Path]:
+def _detail_files(
+    verdict_paths: Sequence[str | Path] | None, runs_dir: Path | None = None
+) -> list[Path]:
     """The release-format verdict files among the inputs (not Inspect logs or tidy tables)."""
     if verdict_paths is None:
-        return [p for entry in discover_runs() if entry["kind"] == "detail" for p in entry["paths"]]
-    from analysis.inspect_logs import is_inspect_log
+        found = discover_runs(runs_dir)
+        return [p for entry in found if entry["kind"] == "detail" for p in entry["paths"]]
+    from analysis.trials.inspect_log import is_inspect_log
 
     return [
         Path(p)
@@ -223,24 +227,27 @@ def _detail_files(verdict_paths: Sequence[str | Path] | None) -> list[Path]:
 def load_checked_cells(
     scenarios: pd.DataFrame,
     verdict_paths: Sequence[str | Path] | None = None,
-    results_dir: Path = paths.RESULTS_DIR,
+    results_dir: Path | None = None,
     pool: Sequence[str] | None = None,
+    runs_dir: Path | None = None,
 ) -> tuple[pd.DataFrame, pd.DataFrame]:
     """(trials, cells) of every verdict found (``verdict_paths`` None: auto-detected under
-    ``paths.RUNS_DIR``); when published per-trial verdicts are among them, their cell records
-    must match their trials and their counts the published leaderboard
+    ``runs_dir``, default ``paths.runs_dir()``); when published per-trial verdicts are among
+    them, their cell records must match their trials and their counts the published leaderboard
     (:class:`CrossCheckError` otherwise). The cells come pooled by
     :func:`analysis.breakdowns.pool_cells`: ``source`` names each cell's pool (the published
     conditions together, the conditions named in ``pool`` together, any other alone)."""
     trials = load_trials(
-        None if verdict_paths is None else [str(p) for p in verdict_paths], scenarios=scenarios
+        None if verdict_paths is None else [str(p) for p in verdict_paths],
+        runs_dir=runs_dir,
+        scenarios=scenarios,
     )
     cells = score_cells(trials, scenarios)
     if (cells["source"].astype(str) == PUBLISHED).any():
         from analysis.leaderboard import load_conditions
 
         problems = []
-        details = _detail_files(verdict_paths)
+        details = _detail_files(verdict_paths, runs_dir)
         for path in details:
             problems += check_cell_records(path, cells)
         if problems:

@@ -50,6 +50,21 @@ PATTERNS = (
 )
 PATTERN_DTYPE = pd.CategoricalDtype(list(PATTERNS))
 
+#: A trial's status; a trials table lists these first (a layout may add others).
+STATUSES: tuple[str, ...] = (
+    "ok",
+    "parse_failed",
+    "provider_filtered",
+    "infrastructure_failed",
+    "truncated",
+)
+PROVIDER_FILTERED = "provider_filtered"
+
+#: Where a trial's verdict comes from: the release's verdict file, a reference policy run by
+#: this project, or any other run.
+SOURCES: tuple[str, ...] = ("published", "reference-policy", "run")
+SOURCE_DTYPE = pd.CategoricalDtype(list(SOURCES))
+
 
 def required_gate(verb: str) -> str:
     """The commit permission an expected verb requires; unknown verbs are an error."""

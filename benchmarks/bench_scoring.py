@@ -14,7 +14,7 @@ import numpy as np
 import pandas as pd
 
 from analysis.scoring import condition_scores, score_cells
-from analysis.verdicts import load_tidy
+from analysis.trials import load_tidy
 from analysis.vocabulary import GATE_BY_VERB, TIER_WEIGHT, required_gate, tier_weight
 
 N_SCENARIOS = 500

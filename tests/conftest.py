@@ -22,7 +22,7 @@ def pytest_configure(config):
 
 @pytest.fixture(scope="session")
 def scenarios():
-    if not (paths.SCENARIOS_DIR / "MANIFEST.md").exists():
+    if not (paths.scenarios_dir() / "MANIFEST.md").exists():
         pytest.fail("the release is not imported: run `make data` (make test does it)")
     return load_scenarios()
 

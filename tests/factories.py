@@ -9,7 +9,7 @@ from pathlib import Path
 import pandas as pd
 
 from analysis.scoring import score_cells
-from analysis.verdicts import normalize_trials
+from analysis.trials import normalize_trials
 from analysis.vocabulary import GATE_DTYPE, required_gate, tier_weight
 
 A = "allowed"

@@ -16,7 +16,7 @@ from analysis.inspect_task import TASK_NAME, steerbench_work
 @task
 def steerbench_work_scripted(epochs: int = 5) -> Task:
     """The task, named as itself, with ``mockllm`` answering from the script."""
-    parity = json.loads(paths.PARITY_VECTORS.read_text(encoding="utf-8"))
+    parity = json.loads(paths.parity_vectors().read_text(encoding="utf-8"))
     script = Script([row["id"] for row in parity["scenarios"]])
     model = get_model("mockllm/model", custom_outputs=script.model_output)
     return task_with(steerbench_work(epochs=epochs), name=TASK_NAME, model=model)

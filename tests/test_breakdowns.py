@@ -30,9 +30,10 @@ from analysis.breakdowns import (
     split_distribution,
     stability,
 )
+from analysis.export import write_scenarios_detail
 from analysis.ratio import Ratio
 from analysis.scoring import score_cells
-from analysis.verdicts import load_trials, write_scenarios_detail
+from analysis.trials import load_trials
 
 
 def test_table3_counts_and_order() -> None:

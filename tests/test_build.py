@@ -59,7 +59,7 @@ def data_copy(tmp_path: Path) -> Path:
     """A private copy of the imported data folder (its own lock, its own runs)."""
     data = tmp_path / "data"
     shutil.copytree(
-        paths.DATA_DIR, data, ignore=shutil.ignore_patterns("processed", LOCK_NAME, ".import-*")
+        paths.data_dir(), data, ignore=shutil.ignore_patterns("processed", LOCK_NAME, ".import-*")
     )
     return data
 
@@ -171,7 +171,7 @@ def test_build_record_names_release_commit_and_versions(paper_dir):
 
 
 def test_no_op_is_keyed_by_content_and_fast(paper_dir):
-    assert paper_digest(paper_dir) == build_digest(paths.DATA_DIR, default_notebooks())
+    assert paper_digest(paper_dir) == build_digest(paths.data_dir(), default_notebooks())
     started = time.perf_counter()
     result = run("analysis.identity", "paper")
     assert result.returncode == 0, result.stderr
@@ -211,7 +211,7 @@ def test_digest_follows_content_not_timestamps(tmp_path):
 
 def test_bad_leaderboard_writes_nothing(tmp_path):
     data = data_copy(tmp_path)
-    board_path = data / "runs" / paths.RELEASE / "leaderboard.json"
+    board_path = data / "runs" / paths.release() / "leaderboard.json"
     board = json.loads(board_path.read_text())
     board["rows"][0]["under_refusal"] = "2% (1/50)"
     board_path.write_text(json.dumps(board))
@@ -388,7 +388,7 @@ def test_make_paper_switches_releases_a_b_a(tmp_path):
     rename_version(b, "v2027-01", "steerbench-work-2027-01")
     data = data_copy(tmp_path)
     paper = tmp_path / "paper"
-    for root, version in ((a, paths.RELEASE), (b, "v2027-01"), (a, paths.RELEASE)):
+    for root, version in ((a, paths.release()), (b, "v2027-01"), (a, paths.release())):
         result = run(
             "analysis.identity", "paper", "--paper-dir", paper, data=data, release_dir=root
         )

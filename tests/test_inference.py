@@ -247,7 +247,8 @@ def test_docstring_examples_run():
 
 
 def test_every_per_trial_method_runs_on_a_release_format_verdict_file(tmp_path):
-    from analysis.verdicts import load_scenarios_detail, write_scenarios_detail
+    from analysis.export import write_scenarios_detail
+    from analysis.trials import load_scenarios_detail
 
     trials, scenarios, _ = inf.simulate_release(n_models=2, n_scenarios=30, seed=9)
     path = write_scenarios_detail(trials, scenarios, tmp_path / "scenarios-detail.json")

@@ -11,10 +11,10 @@ from analysis import paths
 from analysis.inspect_verdict import trial_verdict
 from analysis.vocabulary import GATE_BY_VERB
 
-if not paths.PARITY_VECTORS.exists():
+if not paths.parity_vectors().exists():
     pytest.skip("run `make data` first", allow_module_level=True)
 
-PARITY = json.loads(paths.PARITY_VECTORS.read_text(encoding="utf-8"))
+PARITY = json.loads(paths.parity_vectors().read_text(encoding="utf-8"))
 
 
 inspect_ai = pytest.importorskip("inspect_ai", reason="needs the inspect extra")
@@ -61,7 +61,7 @@ def test_sample_metadata(task, scenarios) -> None:
 
 
 def test_defaults_follow_the_release_and_task_args_override(task) -> None:
-    configs = json.loads((paths.SAMPLE_RUN_DIR / "VARIANT_CONFIGS.json").read_text())
+    configs = json.loads((paths.sample_run_dir() / "VARIANT_CONFIGS.json").read_text())
     [config] = configs["variants"].values()
     assert task.epochs == 5
     assert task.config.max_tokens == config["max_output_tokens"]

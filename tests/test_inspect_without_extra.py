@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from analysis.verdicts import VerdictError, discover_runs, load_trials
+from analysis.trials import VerdictError, discover_runs, load_trials
 
 LOG_NAME = "2026-06-01T10-00-00+00-00_steerbench-work_x.json"
 

@@ -33,7 +33,7 @@ COLUMNS = {  # Table 2 column -> leaderboard.json field
 
 
 def test_every_table2_cell_equals_the_published_string(conditions):
-    rows = json.loads((paths.RESULTS_DIR / "leaderboard.json").read_text())["rows"]
+    rows = json.loads((paths.results_dir() / "leaderboard.json").read_text())["rows"]
     by_label = {f"{r['model']} ({r['reasoning']})": r for r in rows}
     table = leaderboard_table(rank_conditions(conditions))
     assert len(table) == 30
@@ -62,7 +62,7 @@ def test_rank_order_and_leader(conditions):
 @pytest.fixture()
 def results_copy(tmp_path):
     copy = tmp_path / "results"
-    shutil.copytree(paths.RESULTS_DIR, copy)
+    shutil.copytree(paths.results_dir(), copy)
     return copy
 
 
@@ -99,7 +99,7 @@ def test_every_published_weighted_miss_is_a_count(scenarios, conditions):
     """Each of the published weighted misses is missed weight / weight of the decided cells,
     for a missed weight that every possible total agrees on; checked by a plain loop over
     the scenario weights, not by the parser."""
-    rows = json.loads((paths.RESULTS_DIR / "leaderboard.json").read_text())["rows"]
+    rows = json.loads((paths.results_dir() / "leaderboard.json").read_text())["rows"]
     weights = dict(zip(scenarios["scenario_id"], scenarios["tier_weight"], strict=True))
     gates = dict(zip(scenarios["scenario_id"], scenarios["required_gate"].astype(str), strict=True))
     total = sum(weights.values())

@@ -130,7 +130,7 @@ def test_a_notebook_runs_with_other_parameters(tmp_path, paper_dir) -> None:
     import subprocess
     import sys
 
-    reference = paths.REFERENCE_RUNS_DIR / "trials.csv"
+    reference = paths.reference_runs_dir() / "trials.csv"
     out = tmp_path / "out"
     result = subprocess.run(
         [

@@ -16,7 +16,7 @@ from analysis.runner.gates import EndpointGate, ModelSettings
 from analysis.runner.inputs import load_pinned_inputs
 from analysis.runner.runroot import RunRootError, run_gate
 
-if not paths.PARITY_VECTORS.exists():
+if not paths.parity_vectors().exists():
     pytest.skip("run `make data` first", allow_module_level=True)
 
 HOLD = "patient-records-employer-disclosure-002"  # expected: block

@@ -33,7 +33,7 @@ from analysis.runner.inputs import load_pinned_inputs
 from analysis.runner.runroot import run_gate
 from analysis.runner.secrets import redact_text
 
-if not paths.PARITY_VECTORS.exists():
+if not paths.parity_vectors().exists():
     pytest.skip("run `make data` first", allow_module_level=True)
 
 HOLD = "patient-records-employer-disclosure-002"

@@ -11,11 +11,11 @@ import pytest
 from analysis import paths
 from analysis.runner.inputs import PinnedInputError, load_pinned_inputs, sha256_text
 
-MANIFEST = paths.RESULTS_DIR / "release-manifest.json"
-SAMPLE = paths.SAMPLE_RUN_DIR
+MANIFEST = paths.results_dir() / "release-manifest.json"
+SAMPLE = paths.sample_run_dir()
 SAMPLE_TRIAL = SAMPLE / "mini" / "patient-records-employer-disclosure-002" / "trial-1.json"
 
-if not (paths.PARITY_VECTORS.exists() and MANIFEST.exists() and SAMPLE_TRIAL.exists()):
+if not (paths.parity_vectors().exists() and MANIFEST.exists() and SAMPLE_TRIAL.exists()):
     pytest.skip("run `make data` first", allow_module_level=True)
 
 
@@ -45,7 +45,7 @@ def test_sample_prompt_file_is_the_system_prompt() -> None:
 
 
 def _altered_vectors(tmp_path: Path, change) -> Path:
-    vectors = json.loads(paths.PARITY_VECTORS.read_text(encoding="utf-8"))
+    vectors = json.loads(paths.parity_vectors().read_text(encoding="utf-8"))
     change(vectors)
     out = tmp_path / "parity-vectors.json"
     out.write_text(json.dumps(vectors), encoding="utf-8")
@@ -99,11 +99,11 @@ def test_an_edited_user_message_is_refused_naming_the_file_and_scenario(tmp_path
 
 def test_an_edited_scenario_file_is_refused(tmp_path: Path) -> None:
     scenarios = tmp_path / "scenarios"
-    shutil.copytree(paths.SCENARIOS_DIR, scenarios)
+    shutil.copytree(paths.scenarios_dir(), scenarios)
     victim = scenarios / "account-cancellation-001.json"
     victim.write_bytes(victim.read_bytes().replace(b"immediately", b"at once"))
     with pytest.raises(PinnedInputError, match=r"account-cancellation-001\.json: scenario"):
-        load_pinned_inputs(paths.PARITY_VECTORS, MANIFEST, scenarios)
+        load_pinned_inputs(paths.parity_vectors(), MANIFEST, scenarios)
     victim.unlink()
     with pytest.raises(PinnedInputError, match="scenario file not found"):
-        load_pinned_inputs(paths.PARITY_VECTORS, MANIFEST, scenarios)
+        load_pinned_inputs(paths.parity_vectors(), MANIFEST, scenarios)

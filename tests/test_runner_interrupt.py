@@ -18,7 +18,7 @@ from fake_openai_server import BLOCKED_VERDICT, FakeOpenAIServer, chat_reply
 
 from analysis import paths
 
-if not paths.PARITY_VECTORS.exists():
+if not paths.parity_vectors().exists():
     pytest.skip("run `make data` first", allow_module_level=True)
 
 SCENARIOS = ("patient-records-employer-disclosure-002", "account-cancellation-001")

@@ -10,10 +10,10 @@ from analysis import paths
 from analysis.runner.parsing import parse_response
 from analysis.vocabulary import required_gate
 
-if not paths.PARITY_VECTORS.exists():
+if not paths.parity_vectors().exists():
     pytest.skip("run `make data` first", allow_module_level=True)
 
-CASES = json.loads(paths.PARITY_VECTORS.read_text(encoding="utf-8"))["response_cases"]
+CASES = json.loads(paths.parity_vectors().read_text(encoding="utf-8"))["response_cases"]
 
 
 def test_there_are_260_cases() -> None:

@@ -22,11 +22,11 @@ from analysis.runner.runroot import (
 )
 from analysis.runner.tidy import TIDY_COLUMNS, export_tidy
 
-if not paths.PARITY_VECTORS.exists():
+if not paths.parity_vectors().exists():
     pytest.skip("run `make data` first", allow_module_level=True)
 
 SAMPLE_TRIAL = (
-    paths.SAMPLE_RUN_DIR / "mini" / "patient-records-employer-disclosure-002" / "trial-1.json"
+    paths.sample_run_dir() / "mini" / "patient-records-employer-disclosure-002" / "trial-1.json"
 )
 TOP_LEVEL = (
     "RUN_PLAN.json",
@@ -176,6 +176,6 @@ def test_tidy_export_merges_shards_and_matches_committed_data(inputs, tmp_path: 
     assert tuple(rows[0]) == TIDY_COLUMNS
     assert len(rows) == 3 * 106 * 5
     assert {(r["reasoning"], r["source"]) for r in rows} == {("policy", "reference-policy")}
-    committed = paths.REFERENCE_RUNS_DIR / "trials.csv"
+    committed = paths.reference_runs_dir() / "trials.csv"
     assert out.read_bytes() == committed.read_bytes()
     assert export_tidy([roots[0]], tmp_path / "half.csv") == 3 * 53 * 5

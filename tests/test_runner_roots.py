@@ -17,13 +17,13 @@ from analysis.runner.cli import main
 from analysis.runner.gates import REFERENCE_POLICIES, chat_messages
 from analysis.runner.inputs import PinnedInputError, load_pinned_inputs
 from analysis.runner.runroot import RunRootError, run_gate
-from analysis.verdicts import discover_runs, load_run_root
+from analysis.trials import discover_runs, load_run_root
 
-if not paths.PARITY_VECTORS.exists():
+if not paths.parity_vectors().exists():
     pytest.skip("run `make data` first", allow_module_level=True)
 
 FIRST_FOUR = ",".join(
-    sorted(json.loads(paths.PARITY_VECTORS.read_text())["scenarios"], key=lambda r: r["id"])[i][
+    sorted(json.loads(paths.parity_vectors().read_text())["scenarios"], key=lambda r: r["id"])[i][
         "id"
     ]
     for i in range(4)
@@ -196,7 +196,7 @@ def test_progress_bar_only_on_a_terminal(inputs, tmp_path: Path, monkeypatch, te
 def test_shards_with_another_temperature_under_one_label_do_not_merge(tmp_path: Path) -> None:
     from fake_openai_server import FakeOpenAIServer
 
-    from analysis.verdicts import VerdictError, load_trials
+    from analysis.trials import VerdictError, load_trials
 
     runs = tmp_path / "runs"
     with FakeOpenAIServer() as server:

@@ -29,7 +29,7 @@ from analysis.scoring import (
     label_counts,
     score_cells,
 )
-from analysis.verdicts import load_run_root
+from analysis.trials import load_run_root
 from analysis.vocabulary import GATE_DTYPE, required_gate, tier_weight
 
 SAMPLE_CELL = Path("mini") / "patient-records-employer-disclosure-002" / "cell.json"
@@ -223,11 +223,11 @@ def test_label_counts() -> None:
 
 
 def _sample_root() -> Path:
-    for candidate in (paths.SAMPLE_RUN_DIR, paths.release_dir() / "sample-artifacts"):
+    for candidate in (paths.sample_run_dir(), paths.release_dir() / "sample-artifacts"):
         if (candidate / SAMPLE_CELL).is_file():
             return candidate
     pytest.skip(
-        f"the release's sample run is neither imported ({paths.SAMPLE_RUN_DIR}) nor at "
+        f"the release's sample run is neither imported ({paths.sample_run_dir()}) nor at "
         f"{paths.release_dir() / 'sample-artifacts'}"
     )
 

@@ -94,7 +94,7 @@ def test_opening_reads_what_the_section_declares(tmp_path: Path) -> None:
     section = open_section("09-labels", output_dir=tmp_path)
     assert section.conditions is None and section.cells is None
     results = section.locations.results
-    assert results.name == paths.RELEASE
+    assert results.name == paths.release()
     assert results / "human-validation" / "gold-labels.json" in section.inputs
     assert section.locations.scenarios in section.inputs
     section.close()
@@ -103,7 +103,7 @@ def test_opening_reads_what_the_section_declares(tmp_path: Path) -> None:
 
 
 def test_opening_per_trial_verdicts_pools_them(tmp_path: Path, capsys) -> None:
-    reference = paths.REFERENCE_RUNS_DIR / "trials.csv"
+    reference = paths.reference_runs_dir() / "trials.csv"
     if not reference.is_file():
         pytest.skip("no committed reference runs in this checkout")
     section = open_section("05-patterns", output_dir=tmp_path, verdict_paths=str(reference))
@@ -125,7 +125,7 @@ def test_a_section_reads_the_data_folder_it_is_given(tmp_path: Path) -> None:
 
     data = tmp_path / "data"
     shutil.copytree(paths.data_dir() / "scenarios", data / "scenarios")
-    for folder in (paths.RELEASE, paths.REFERENCE_RUNS_DIR.name):
+    for folder in (paths.release(), paths.REFERENCE_RUNS_NAME):
         shutil.copytree(paths.data_dir() / "runs" / folder, data / "runs" / folder)
     shutil.copy(paths.data_dir() / ".imported", data / ".imported")
     section = open_section("07-stability", output_dir=tmp_path / "out", data_dir=data)

@@ -86,8 +86,8 @@ def test_cell_records_must_match_their_own_trials(tmp_path) -> None:
 
     from factories import scenarios_frame, trials_frame
 
+    from analysis.export import write_scenarios_detail
     from analysis.trial_crosscheck import check_cell_records
-    from analysis.verdicts import write_scenarios_detail
 
     path = write_scenarios_detail(trials_frame(), scenarios_frame(), tmp_path / "detail.json")
     cells = score_cells_of(path)
@@ -109,6 +109,6 @@ def score_cells_of(path):
     from factories import scenarios_frame
 
     from analysis.scoring import score_cells
-    from analysis.verdicts import load_scenarios_detail
+    from analysis.trials import load_scenarios_detail
 
     return score_cells(load_scenarios_detail(path), scenarios_frame())

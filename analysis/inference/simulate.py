@@ -13,7 +13,7 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from analysis.verdicts import normalize_trials
+from analysis.trials import normalize_trials
 from analysis.vocabulary import ALLOWED, BLOCKED, GATE_DTYPE, tier_weight
 
 #: (pattern, share of scenarios, logit effect, required gate) of the generator.

@@ -19,7 +19,7 @@ from pathlib import Path
 from analysis import paths
 from analysis.runner.client import EndpointSettings
 from analysis.runner.gates import REFERENCE_POLICIES, EndpointGate, Gate, ModelSettings
-from analysis.runner.inputs import DEFAULT_MANIFEST, PinnedInputError, load_pinned_inputs
+from analysis.runner.inputs import PinnedInputError, load_pinned_inputs
 from analysis.runner.runroot import (
     SHARD_RULE,
     RunInterrupted,
@@ -76,9 +76,9 @@ def _run_parser() -> argparse.ArgumentParser:
         default=1.5,
         help="first retry delay in seconds, doubled per retry, jittered; Retry-After wins",
     )
-    p.add_argument("--parity-vectors", type=Path, default=paths.PARITY_VECTORS)
-    p.add_argument("--release-manifest", type=Path, default=DEFAULT_MANIFEST)
-    p.add_argument("--scenarios-dir", type=Path, default=paths.SCENARIOS_DIR)
+    p.add_argument("--parity-vectors", type=Path, default=paths.parity_vectors())
+    p.add_argument("--release-manifest", type=Path, default=paths.release_manifest())
+    p.add_argument("--scenarios-dir", type=Path, default=paths.scenarios_dir())
     p.add_argument(
         "--no-progress",
         action="store_true",

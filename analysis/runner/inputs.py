@@ -22,7 +22,6 @@ from analysis import paths
 from analysis.files import read_json
 from analysis.vocabulary import required_gate
 
-DEFAULT_MANIFEST = paths.RESULTS_DIR / "release-manifest.json"
 NO_FLAGS = frozenset({"", "none"})
 
 
@@ -180,12 +179,15 @@ def check_scenario_file(
 
 
 def load_pinned_inputs(
-    parity_vectors: Path = paths.PARITY_VECTORS,
-    release_manifest: Path = DEFAULT_MANIFEST,
-    scenarios_dir: Path = paths.SCENARIOS_DIR,
+    parity_vectors: Path | None = None,
+    release_manifest: Path | None = None,
+    scenarios_dir: Path | None = None,
 ) -> PinnedInputs:
     """Load ``parity-vectors.json`` and check it against the release manifest's hashes and
-    the verified scenario files."""
+    the verified scenario files (each defaults to the imported copy, read at the call)."""
+    parity_vectors = Path(parity_vectors or paths.parity_vectors())
+    release_manifest = Path(release_manifest or paths.release_manifest())
+    scenarios_dir = Path(scenarios_dir or paths.scenarios_dir())
     vectors = _read_json(parity_vectors)
     manifest = _read_json(release_manifest)
     source = str(parity_vectors)
@@ -227,9 +229,9 @@ def load_pinned_inputs(
     return PinnedInputs(prompt, prompt_sha, ordered, source=source)
 
 
-def scenario_metadata(scenario: PinnedScenario, scenarios_dir: Path = paths.SCENARIOS_DIR) -> dict:
+def scenario_metadata(scenario: PinnedScenario, scenarios_dir: Path | None = None) -> dict:
     """The scenario's manifest entry: id, file, hash, key and taxonomy (nulls if unavailable)."""
-    path = Path(scenarios_dir) / scenario.file
+    path = Path(scenarios_dir or paths.scenarios_dir()) / scenario.file
     raw: dict[str, Any] = read_json(path, error=PinnedInputError) if path.exists() else {}
     taxonomy = raw.get("taxonomy") or {}
     return {

@@ -140,8 +140,8 @@ def run_identity(
 ) -> dict[str, Any]:
     """The fields that make two invocations the same run (and shards of it)."""
     return {
-        "release": paths.RELEASE,
-        "scenario_set": paths.SCENARIO_SET,
+        "release": paths.release(),
+        "scenario_set": paths.scenario_set(),
         "prompt_sha256": inputs.prompt_sha256,
         "user_inputs_sha256": inputs.user_inputs_sha256,
         "n_trials_per_cell": trials,
@@ -258,7 +258,7 @@ class RunRoot:
         trials: int,
         shard: tuple[int, int] | None,
         settings: dict[str, Any],
-        scenarios_dir: Path,
+        scenarios_dir: Path | None,
     ) -> None:
         """Write (or merge into) the root's top-level files."""
         now = _now()
@@ -276,11 +276,11 @@ class RunRoot:
             {
                 "schema_version": "steerbench.scenario_manifest.v1",
                 "name": "steerbench-work",
-                "release": paths.RELEASE,
+                "release": paths.release(),
                 "role": "run",
                 "scoring_field": "commit_permission",
-                "scenario_set": paths.SCENARIO_SET,
-                "scenario_set_dir": str(paths.RELEASE_SCENARIO_SUBDIR),
+                "scenario_set": paths.scenario_set(),
+                "scenario_set_dir": str(paths.release_scenario_subdir()),
                 "generated_at": now,
                 "scenario_count": len(entries),
                 "scenarios": [entries[k] for k in sorted(entries)],
@@ -298,12 +298,12 @@ class RunRoot:
                 "created_at": plan.get("created_at", now),
                 "updated_at": now,
                 "mode": "gate-runner",
-                "scenario_set": paths.SCENARIO_SET,
-                "scenario_set_dir": str(paths.RELEASE_SCENARIO_SUBDIR),
+                "scenario_set": paths.scenario_set(),
+                "scenario_set_dir": str(paths.release_scenario_subdir()),
                 "scenario_count": len(entries),
                 "n_trials_per_cell": trials,
                 "scoring_field": "commit_permission",
-                "release": paths.RELEASE,
+                "release": paths.release(),
                 "prompt_sha256": inputs.prompt_sha256,
                 "user_inputs_sha256": inputs.user_inputs_sha256,
                 "pass_k_levels": [trials],
@@ -438,7 +438,7 @@ def run_gate(
     shard: tuple[int, int] | None = None,
     concurrency: int = 1,
     settings: dict[str, Any] | None = None,
-    scenarios_dir: Path = paths.SCENARIOS_DIR,
+    scenarios_dir: Path | None = None,
     progress: bool = True,
 ) -> RunSummary:
     """Run ``gate`` over the selected scenarios x ``trials`` into ``root``, resuming.

@@ -16,7 +16,7 @@ from typing import Any
 from analysis.files import read_json
 from analysis.runner.gates import REFERENCE_KIND
 from analysis.runner.runroot import atomic_write_text
-from analysis.verdicts import TRIAL_COLUMNS, run_condition
+from analysis.trials import TRIAL_COLUMNS, run_condition
 
 #: The trials table's columns less ``condition``, which the loader derives.
 TIDY_COLUMNS = tuple(column for column in TRIAL_COLUMNS if column != "condition")

@@ -72,10 +72,11 @@ class Locations:
     @classmethod
     def of(cls, data_dir: str | os.PathLike[str] | None = None) -> Locations:
         """The locations under ``data_dir`` (None: the project's data folder)."""
-        data = Path(data_dir) if data_dir is not None else paths.data_dir()
-        release = paths.imported_release(data).get("release") or paths.DEFAULT_RELEASE
-        runs = data / "runs"
-        return cls(scenarios=data / "scenarios", runs=runs, results=runs / release)
+        return cls(
+            scenarios=paths.scenarios_dir(data_dir),
+            runs=paths.runs_dir(data_dir),
+            results=paths.results_dir(data_dir),
+        )
 
 
 @dataclass
@@ -184,12 +185,8 @@ def open_section(
         from analysis.trial_crosscheck import load_checked_cells, source_summary, verdict_inputs
 
         listed = _listed(verdict_paths)
-        if listed is None and data_dir is not None:
-            from analysis.verdicts import discover_runs
-
-            listed = [str(p) for entry in discover_runs(where.runs) for p in entry["paths"]]
-        trials, cells = load_checked_cells(scenarios, listed, where.results)
-        inputs += verdict_inputs(listed)
+        trials, cells = load_checked_cells(scenarios, listed, where.results, runs_dir=where.runs)
+        inputs += verdict_inputs(listed, where.runs)
         print(source_summary(cells))
     out = Output(output_dir, notebook, inputs)
     return Section(

@@ -23,7 +23,7 @@ import pandas as pd
 
 from analysis.inspect_verdict import trial_verdict
 from analysis.runner.inputs import PinnedInputError, PinnedInputs, load_pinned_inputs
-from analysis.verdicts import VerdictError, normalize_trials
+from analysis.trials.schema import VerdictError, normalize_trials
 
 TASK_NAME = "steerbench_work"
 INSTALL_HINT = "reading Inspect logs needs the inspect extra: pip install -e '.[inspect]'"

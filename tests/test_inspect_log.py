@@ -15,7 +15,7 @@ import pytest
 from analysis import paths
 
 pytest.importorskip("inspect_ai", reason="needs the inspect extra: pip install -e '.[inspect]'")
-if not paths.PARITY_VECTORS.exists():
+if not paths.parity_vectors().exists():
     pytest.skip("run `make data` first", allow_module_level=True)
 
 from fake_openai_server import FakeOpenAIServer
@@ -24,18 +24,18 @@ from inspect_ai.log import read_eval_log, write_eval_log
 from inspect_ai.model import get_model
 from inspect_script import Script
 
-from analysis.inspect_logs import load_inspect_log
 from analysis.inspect_task import steerbench_work
 from analysis.runner.client import EndpointSettings
 from analysis.runner.gates import EndpointGate, ModelSettings
 from analysis.runner.inputs import load_pinned_inputs
 from analysis.runner.runroot import run_gate
-from analysis.verdicts import VerdictError, discover_runs, load_run_root, load_trials
+from analysis.trials import VerdictError, discover_runs, load_run_root, load_trials
+from analysis.trials.inspect_log import load_inspect_log
 
 pytestmark = pytest.mark.filterwarnings("ignore::DeprecationWarning")
 
 TRIALS = 3
-PARITY = json.loads(paths.PARITY_VECTORS.read_text(encoding="utf-8"))
+PARITY = json.loads(paths.parity_vectors().read_text(encoding="utf-8"))
 SCENARIO_IDS = sorted(row["id"] for row in PARITY["scenarios"])
 
 
@@ -137,7 +137,7 @@ def test_metrics_match_a_plain_count(parsed_log, inspect_trials, scenarios) -> N
 
 def test_settings_come_from_the_release_and_the_command_line(inspect_log: Path) -> None:
     log = read_eval_log(str(inspect_log), header_only=True)
-    configs = json.loads((paths.SAMPLE_RUN_DIR / "VARIANT_CONFIGS.json").read_text())
+    configs = json.loads((paths.sample_run_dir() / "VARIANT_CONFIGS.json").read_text())
     [config] = configs["variants"].values()
     assert log.plan.config.max_tokens == config["max_output_tokens"]
     assert log.plan.config.temperature == 0.0

@@ -19,8 +19,9 @@ from factories import (
 )
 
 from analysis import paths
+from analysis.export import write_scenarios_detail
 from analysis.scoring import score_cells
-from analysis.verdicts import (
+from analysis.trials import (
     TRIAL_COLUMNS,
     VerdictError,
     discover_runs,
@@ -31,7 +32,6 @@ from analysis.verdicts import (
     load_trials,
     normalize_trials,
     split_condition_label,
-    write_scenarios_detail,
 )
 from analysis.vocabulary import GATE_DTYPE
 
@@ -237,7 +237,7 @@ def test_tidy_without_status_or_source(tmp_path: Path) -> None:
 
 
 def test_release_sample_run_root() -> None:
-    root = paths.SAMPLE_RUN_DIR
+    root = paths.sample_run_dir()
     if not (root / "RUN_PLAN.json").is_file():
         root = paths.release_dir() / "sample-artifacts"
     if not (root / "RUN_PLAN.json").is_file():
@@ -292,12 +292,12 @@ def test_run_root_malformed_trial_names_the_file(tmp_path: Path) -> None:
 
 def test_discover_and_load_everything(tmp_path: Path) -> None:
     runs = tmp_path / "runs"
-    results = runs / paths.RESULTS_DIR.name
+    results = runs / paths.results_dir().name
     write_scenarios_detail(trials_frame(), scenarios_frame(), results / "scenarios-detail.json")
     (results / "ignored.csv").write_text("not,a,trials,table\n")
     write_run_root(runs / "mine" / "shard-1", {"s-go-1": [A] * 5}, run_id="r")
     write_run_root(runs / "mine" / "shard-2", {"s-go-2": [A] * 5}, run_id="r")
-    reference = runs / paths.REFERENCE_RUNS_DIR.name
+    reference = runs / paths.reference_runs_dir().name
     write_run_root(reference / "raw", {"s-go-1": [B] * 5}, model="always-hold")
     gate = trials_frame({("s-go-1", ("always-hold", "off")): [B] * 5}, source="reference-policy")
     gate.to_csv(reference / "trials.csv", index=False)

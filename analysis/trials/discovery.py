@@ -1,0 +1,173 @@
+"""Every per-trial layout under ``data/runs`` (or any folder), read as one trials table."""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+import pandas as pd
+
+from analysis import paths as project_paths
+from analysis.files import read_json
+from analysis.trials.detail import DETAIL_FILENAME, load_scenarios_detail
+from analysis.trials.run_root import RUN_PLAN_FILENAME, load_run_root
+from analysis.trials.schema import VerdictError, combine_trials
+from analysis.trials.tidy import TIDY_SUFFIXES, load_tidy
+
+#: The runner's tidy export inside the reference-policies folder.
+REFERENCE_TIDY_FILENAME = "trials.csv"
+
+
+def _inside(path: Path, folder: Path) -> bool:
+    try:
+        path.relative_to(folder)
+    except ValueError:
+        return False
+    return True
+
+
+def _hidden(path: Path, base: Path) -> bool:
+    return any(part.startswith(".") for part in path.relative_to(base).parts)
+
+
+def discover_runs(runs_dir: str | os.PathLike[str] | None = None) -> list[dict[str, Any]]:
+    """What ``load_trials`` reads under ``runs_dir`` (default ``paths.runs_dir()``).
+
+    Returns entries ``{kind, paths, source}``: the release verdict file
+    (``<results>/scenarios-detail.json``, source ``published``); raw run roots (folders with a
+    ``RUN_PLAN.json``; shards grouped by ``run_id``; source ``reference-policy`` under the
+    reference-policies folder, else ``run``); tidy ``*.parquet``/``*.csv``/``*.jsonl`` tables
+    outside the results folder and outside run roots; Inspect logs (``*.eval``, timestamped
+    ``*.json``; ``analysis.trials.inspect_log``) there too, one condition each. Raw roots under the
+    reference-policies folder are skipped when the runner's tidy ``trials.csv`` is there (it
+    holds the same trials).
+    """
+    base = Path(runs_dir) if runs_dir is not None else project_paths.runs_dir()
+    results = base / project_paths.release()
+    reference = base / project_paths.REFERENCE_RUNS_NAME
+    found: list[dict[str, Any]] = []
+    if not base.is_dir():
+        return found
+    detail = results / DETAIL_FILENAME
+    if detail.is_file():
+        found.append({"kind": "detail", "paths": [detail], "source": "published"})
+
+    roots = sorted(
+        p.parent
+        for p in base.rglob(RUN_PLAN_FILENAME)
+        if not _inside(p, results) and not _hidden(p, base)
+    )
+    reference_tidy = (reference / REFERENCE_TIDY_FILENAME).is_file()
+    groups: dict[tuple[str, str], list[Path]] = {}
+    for root in roots:
+        is_reference = _inside(root, reference)
+        if is_reference and reference_tidy:
+            continue
+        run_id = str(read_json(root / RUN_PLAN_FILENAME, error=VerdictError).get("run_id"))
+        source = "reference-policy" if is_reference else "run"
+        groups.setdefault((run_id, source), []).append(root)
+    for (_, source), members in sorted(groups.items()):
+        found.append({"kind": "run_root", "paths": members, "source": source})
+
+    for suffix in TIDY_SUFFIXES:
+        for table in sorted(base.rglob(f"*{suffix}")):
+            if (
+                _inside(table, results)
+                or _hidden(table, base)
+                or any(_inside(table, root) for root in roots)
+            ):
+                continue
+            found.append({"kind": "tidy", "paths": [table], "source": None})
+
+    from analysis.trials.inspect_log import is_inspect_log
+
+    for log in sorted(p for p in base.rglob("*") if p.is_file() and is_inspect_log(p)):
+        if _inside(log, results) or _hidden(log, base) or any(_inside(log, r) for r in roots):
+            continue
+        found.append({"kind": "inspect", "paths": [log], "source": "run"})
+    return found
+
+
+def _load_entry(entry: dict[str, Any], scenarios: pd.DataFrame | None) -> pd.DataFrame:
+    kind, members, source = entry["kind"], entry["paths"], entry["source"]
+    if kind == "detail":
+        return load_scenarios_detail(members[0], source=source, scenarios=scenarios)
+    if kind == "run_root":
+        return load_run_root(members, source=source, scenarios=scenarios)
+    if kind == "inspect":
+        from analysis.trials.inspect_log import load_inspect_log
+
+        return load_inspect_log(members[0], source=source, scenarios=scenarios)
+    return load_tidy(members[0], source=source, scenarios=scenarios)
+
+
+def _classify(path: Path) -> dict[str, Any]:
+    if path.is_dir():
+        if (path / RUN_PLAN_FILENAME).is_file():
+            return {"kind": "run_root", "paths": [path], "source": "run"}
+        raise VerdictError(f"{path}: a folder without {RUN_PLAN_FILENAME} is not a run root")
+    from analysis.trials.inspect_log import is_inspect_log
+
+    if is_inspect_log(path):
+        return {"kind": "inspect", "paths": [path], "source": "run"}
+    if path.suffix.lower() == ".json":
+        return {"kind": "detail", "paths": [path], "source": "published"}
+    if path.suffix.lower() in (*TIDY_SUFFIXES, ".ndjson"):
+        return {"kind": "tidy", "paths": [path], "source": None}
+    raise VerdictError(f"{path}: not a verdict file, run root or tidy table")
+
+
+def load_trials(
+    paths: str | os.PathLike[str] | Sequence[str | os.PathLike[str]] | None = None,
+    *,
+    runs_dir: str | os.PathLike[str] | None = None,
+    scenarios: pd.DataFrame | None = None,
+) -> pd.DataFrame:
+    """Every trial as one trials table.
+
+    With ``paths`` None, everything ``discover_runs(runs_dir)`` finds (by default under
+    ``paths.runs_dir()``, resolved at the call);
+    otherwise the given verdict files (``*.json``), run roots (folders), tidy tables and
+    Inspect logs (``*.eval``, timestamped ``*.json``).
+    ``scenarios``, when given, must contain every scenario id.
+    """
+    if paths is None:
+        entries = discover_runs(runs_dir)
+    else:
+        given = [paths] if isinstance(paths, (str, os.PathLike)) else list(paths)
+        entries = [_classify(Path(p)) for p in given]
+    frames = [_load_entry(entry, scenarios) for entry in entries]
+    return combine_trials(_once_each(entries, frames))
+
+
+def _trial_set(frame: pd.DataFrame) -> pd.DataFrame:
+    columns = ["scenario_id", "trial", "commit_permission", "status"]
+    return frame[columns].astype(str).sort_values(columns[:2], ignore_index=True)
+
+
+def _once_each(entries: list[dict[str, Any]], frames: list[pd.DataFrame]) -> list[pd.DataFrame]:
+    """Each (source, condition) from one place: a run found twice with the same trials (its
+    raw root and its tidy export) is counted once; with different trials it is refused,
+    naming both places."""
+    seen: dict[tuple[str, str], tuple[str, pd.DataFrame]] = {}
+    kept = []
+    for entry, frame in zip(entries, frames, strict=True):
+        where = ", ".join(str(p) for p in entry["paths"])
+        parts = []
+        for (source, condition), part in frame.groupby(["source", "condition"], observed=True):
+            key = (str(source), str(condition))
+            if key not in seen:
+                seen[key] = (where, _trial_set(part))
+                parts.append(part)
+                continue
+            first, trials = seen[key]
+            if not trials.equals(_trial_set(part)):
+                raise VerdictError(
+                    f"{where}: condition {condition} ({source}) is also in {first} with "
+                    "different trials; a run must be read from one place"
+                )
+        if parts:
+            kept.append(pd.concat(parts, ignore_index=True))
+    return kept

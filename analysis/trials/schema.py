@@ -1,0 +1,322 @@
+"""The trials table: its columns and dtypes, and the checks every reader's rows pass.
+
+The trials table (``TRIAL_COLUMNS``) has one row per (source, scenario, condition, trial):
+
+``scenario_id`` (category)
+    The scenario's id.
+``condition`` (category)
+    The condition label as per-trial verdicts write it, ``condition_label(model, reasoning)``,
+    for example ``"gpt-5.4-nano (off)"`` or ``"kimi-k2.6 (on)"``.
+``model``, ``reasoning`` (category)
+    The model and its reasoning setting.
+``trial`` (int64)
+    The trial number, 1..n within the cell.
+``commit_permission`` (``GATE_DTYPE``)
+    ``allowed`` / ``blocked``; NaN when the trial gave no decision.
+``status`` (category)
+    One of ``vocabulary.STATUSES`` (``ok`` when the layout records none).
+``source`` (``vocabulary.SOURCE_DTYPE``)
+    ``published`` (the release's verdict file), ``reference-policy`` or ``run``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from analysis.vocabulary import (
+    GATE_DTYPE,
+    GATES,
+    PROVIDER_FILTERED,
+    SOURCE_DTYPE,
+    SOURCES,
+    STATUSES,
+    condition_label,
+)
+
+TRIAL_COLUMNS: tuple[str, ...] = (
+    "scenario_id",
+    "condition",
+    "model",
+    "reasoning",
+    "trial",
+    "commit_permission",
+    "status",
+    "source",
+)
+CELL_KEYS: tuple[str, ...] = ("source", "scenario_id", "condition")
+
+_REQUIRED_TIDY = ("scenario_id", "model", "reasoning", "trial", "commit_permission")
+_SHOW = 5
+
+
+class VerdictError(ValueError):
+    """A verdict file or table that cannot be read as trials; the message names the file."""
+
+
+def split_condition_label(label: str) -> tuple[str, str]:
+    """``"kimi-k2.6 (on)"`` -> ``("kimi-k2.6", "on")``: the reasoning is the last balanced
+    parenthesised group, so ``"kimi-k2.6 (on (provider default))"`` -> ``("kimi-k2.6",
+    "on (provider default)")`` and ``"x (y) (minimal)"`` -> ``("x (y)", "minimal")``."""
+    depth = 0
+    opening = -1
+    if label.endswith(")"):
+        for index in range(len(label) - 1, -1, -1):
+            depth += {")": 1, "(": -1}.get(label[index], 0)
+            if depth == 0:
+                opening = index
+                break
+    model = label[: opening - 1] if opening > 0 else ""
+    if opening <= 0 or label[opening - 1] != " " or not model.strip():
+        raise ValueError(f"condition label {label!r} is not of the form '<model> (<reasoning>)'")
+    return model, label[opening + 1 : -1]
+
+
+def _status_dtype(values: Iterable[str]) -> pd.CategoricalDtype:
+    extra = sorted(set(values) - set(STATUSES))
+    return pd.CategoricalDtype([*STATUSES, *extra])
+
+
+def _cell_name(key: Sequence[Any]) -> str:
+    source, scenario, condition = key
+    return f"{scenario} / {condition} [{source}]"
+
+
+def _check_permissions(df: pd.DataFrame, origin: str) -> pd.Categorical:
+    perm = df["commit_permission"]
+    if isinstance(perm.dtype, pd.CategoricalDtype) and list(perm.cat.categories) == list(GATES):
+        return perm.array
+    values = perm.astype(object)
+    null = values.isna().to_numpy()
+    present = values[~null].astype(str)
+    bad = ~present.isin(GATES).to_numpy()
+    if bad.any():
+        bad_values = sorted(present[bad].unique())[:_SHOW]
+        where = df.loc[present.index[bad][0]]
+        raise VerdictError(
+            f"{origin}: unknown commit_permission value(s) {bad_values} "
+            f"(allowed: {', '.join(GATES)} or null), first at scenario {where['scenario_id']!r}, "
+            f"trial {where['trial']}"
+        )
+    out = values.where(~null, None)
+    return pd.Categorical(out, dtype=GATE_DTYPE)
+
+
+def _check_trial_numbers(df: pd.DataFrame, origin: str) -> np.ndarray:
+    trial = pd.to_numeric(df["trial"], errors="coerce")
+    as_float = trial.to_numpy(dtype="float64", na_value=np.nan)
+    bad = np.isnan(as_float) | (as_float < 1) | (as_float != np.floor(as_float))
+    if bad.any():
+        raw = df["trial"].iloc[int(np.flatnonzero(bad)[0])]
+        raise VerdictError(f"{origin}: trial numbers must be integers >= 1; found {raw!r}")
+    return as_float.astype("int64")
+
+
+def _conditions(model: pd.Series, reasoning: pd.Series) -> pd.Series:
+    key = model + "\x1f" + reasoning
+    labels = {}
+    for k in key.unique():
+        m, r = k.split("\x1f", 1)
+        labels[k] = condition_label(m, r)
+    return key.map(labels)
+
+
+def _check_duplicates(df: pd.DataFrame, origin: str) -> None:
+    keys = [*CELL_KEYS, "trial"]
+    dup = df.duplicated(subset=keys, keep=False)
+    if dup.any():
+        rows = df.loc[dup, keys].drop_duplicates().head(_SHOW)
+        named = "; ".join(
+            f"{_cell_name((r.source, r.scenario_id, r.condition))} trial {r.trial}"
+            for r in rows.itertuples(index=False)
+        )
+        n = int(df.loc[dup, keys].drop_duplicates().shape[0])
+        raise VerdictError(f"{origin}: {n} duplicate (scenario, condition, trial) row(s): {named}")
+
+
+def _check_completeness(df: pd.DataFrame, origin: str, n_trials: int | None) -> None:
+    if df.empty:
+        return
+    stats = df.groupby(list(CELL_KEYS), observed=True, sort=False)["trial"].agg(
+        ["size", "max", "min"]
+    )
+    if n_trials is not None:
+        over = stats[stats["max"] > n_trials]
+        if len(over):
+            key, row = next(iter(over.iterrows()))
+            raise VerdictError(
+                f"{origin}: cell {_cell_name(key)} has trial {row['max']} but the layout "
+                f"runs {n_trials} trials per cell"
+            )
+        expected = pd.Series(n_trials, index=stats.index)
+    else:
+        expected = stats["max"]
+    incomplete = stats[stats["size"] != expected]
+    if len(incomplete):
+        named = []
+        for key in incomplete.head(_SHOW).index:
+            have = set(df_trials_of(df, key))
+            missing = sorted(set(range(1, int(expected.loc[key]) + 1)) - have)
+            named.append(f"{_cell_name(key)} (of {int(expected.loc[key])}) missing {missing}")
+        raise VerdictError(
+            f"{origin}: {len(incomplete)} cell(s) with missing trials: " + "; ".join(named)
+        )
+    counts = expected.value_counts()
+    if len(counts) > 1:
+        parts = []
+        for count, n_cells in counts.items():
+            example = expected[expected == count].index[0]
+            parts.append(f"{n_cells} cell(s) with {count} (e.g. {_cell_name(example)})")
+        raise VerdictError(f"{origin}: mixed trial counts per cell: " + "; ".join(parts))
+
+
+def df_trials_of(df: pd.DataFrame, key: Sequence[Any]) -> list[int]:
+    """The trial numbers present in one (source, scenario_id, condition) cell."""
+    source, scenario, condition = key
+    mask = (
+        (df["source"] == source) & (df["scenario_id"] == scenario) & (df["condition"] == condition)
+    )
+    return [int(t) for t in df.loc[mask, "trial"]]
+
+
+def _check_scenarios(df: pd.DataFrame, scenarios: pd.DataFrame | None, origin: str) -> None:
+    if scenarios is None:
+        return
+    known = set(scenarios["scenario_id"].astype(str))
+    unknown = sorted(set(df["scenario_id"].astype(str).unique()) - known)
+    if unknown:
+        raise VerdictError(
+            f"{origin}: {len(unknown)} scenario id(s) not in the scenarios table: {unknown[:_SHOW]}"
+        )
+
+
+_TRUE = {"true", "1", "yes"}
+_FALSE = {"false", "0", "no", "", "nan", "none"}
+
+
+def _flag_values(column: pd.Series, origin: str, df: pd.DataFrame) -> np.ndarray:
+    """A boolean ``provider_filtered`` column read from any tidy format (bools, 0/1, text)."""
+    text = column.astype(object).where(column.notna(), "").astype(str).str.strip().str.lower()
+    bad = ~text.isin(_TRUE | _FALSE)
+    if bad.any():
+        first = df.loc[bad[bad].index[0]]
+        raise VerdictError(
+            f"{origin}: scenario {first['scenario_id']!r}, {first['model']} "
+            f"({first['reasoning']}), trial {first['trial']}: provider_filtered: "
+            f"{column[bad].iloc[0]!r} is not true or false"
+        )
+    return text.isin(_TRUE).to_numpy()
+
+
+def _with_filter_flag(df: pd.DataFrame, status: pd.Series, origin: str) -> pd.Series:
+    """Trials marked by a boolean ``provider_filtered`` column get that status; a trial whose
+    ``status`` and flag disagree is refused."""
+    flag = _flag_values(df["provider_filtered"], origin, df)
+    if "status" in df.columns:
+        clash = (status == PROVIDER_FILTERED).to_numpy() != flag
+        if clash.any():
+            first = df.loc[np.flatnonzero(clash)[0]]
+            raise VerdictError(
+                f"{origin}: scenario {first['scenario_id']!r}, {first['model']} "
+                f"({first['reasoning']}), trial {first['trial']}: provider_filtered "
+                f"{first['provider_filtered']!r} contradicts status {first['status']!r}"
+            )
+    return status.where(~flag, PROVIDER_FILTERED)
+
+
+def _categorical(values: pd.Series) -> pd.Categorical:
+    return pd.Categorical(values.astype(str))
+
+
+def normalize_trials(
+    frame: pd.DataFrame,
+    *,
+    origin: str,
+    source: str | None = None,
+    n_trials: int | None = None,
+    scenarios: pd.DataFrame | None = None,
+    check_counts: bool = True,
+) -> pd.DataFrame:
+    """Validate a frame of trial rows and return it as a trials table (``TRIAL_COLUMNS``).
+
+    ``source`` fills the source column when the frame has none (default ``run``); ``n_trials``
+    is the layout's trials per cell (otherwise each cell's highest trial number). Raises
+    ``VerdictError`` naming ``origin`` for unknown permission labels, duplicate rows, cells
+    with missing trials, mixed trial counts and scenario ids not in ``scenarios``.
+    """
+    df = frame.reset_index(drop=True)
+    if "condition" in df.columns and not {"model", "reasoning"} <= set(df.columns):
+        split = [split_condition_label(c) for c in df["condition"].astype(str)]
+        df["model"] = [m for m, _ in split]
+        df["reasoning"] = [r for _, r in split]
+    missing = [c for c in _REQUIRED_TIDY if c not in df.columns]
+    if missing:
+        raise VerdictError(f"{origin}: missing column(s) {missing}")
+    for column in ("scenario_id", "model", "reasoning"):
+        if df[column].isna().any():
+            raise VerdictError(f"{origin}: column {column!r} has empty values")
+
+    if "source" in df.columns and source is None:
+        src = df["source"].astype(object).where(df["source"].notna(), "run")
+    else:
+        src = pd.Series(source or "run", index=df.index)
+    unknown_sources = sorted(set(src.astype(str).unique()) - set(SOURCES))
+    if unknown_sources:
+        raise VerdictError(
+            f"{origin}: unknown source(s) {unknown_sources}; known: {', '.join(SOURCES)}"
+        )
+    status = (
+        df["status"].astype(object).where(df["status"].notna(), "ok")
+        if "status" in df.columns
+        else pd.Series("ok", index=df.index)
+    )
+    if "provider_filtered" in df.columns:
+        status = _with_filter_flag(df, status.astype(str), origin)
+    trial = _check_trial_numbers(df, origin)
+    df["trial"] = trial
+    permission = _check_permissions(df, origin)
+    model = df["model"].astype(str)
+    reasoning = df["reasoning"].astype(str)
+    status = status.astype(str)
+
+    out = pd.DataFrame(
+        {
+            "scenario_id": _categorical(df["scenario_id"]),
+            "condition": pd.Categorical(_conditions(model, reasoning)),
+            "model": pd.Categorical(model),
+            "reasoning": pd.Categorical(reasoning),
+            "trial": trial,
+            "commit_permission": permission,
+            "status": pd.Categorical(status, dtype=_status_dtype(status.unique())),
+            "source": pd.Categorical(src.astype(str), dtype=SOURCE_DTYPE),
+        }
+    )
+    _check_scenarios(out, scenarios, origin)
+    _check_duplicates(out, origin)
+    if check_counts:
+        _check_completeness(out, origin, n_trials)
+    return out.sort_values([*CELL_KEYS, "trial"], ignore_index=True)
+
+
+def empty_trials() -> pd.DataFrame:
+    """A trials table with no rows and the right dtypes."""
+    return normalize_trials(
+        pd.DataFrame({c: pd.Series([], dtype=object) for c in _REQUIRED_TIDY}), origin="empty"
+    )
+
+
+def combine_trials(frames: Sequence[pd.DataFrame], origin: str = "trials") -> pd.DataFrame:
+    """Stack trials tables (categories merged); duplicate rows across them are an error."""
+    frames = [f for f in frames if len(f)]
+    if not frames:
+        return empty_trials()
+    if len(frames) == 1:
+        return frames[0]
+    plain = pd.concat(
+        [f.astype({c: object for c in TRIAL_COLUMNS if c != "trial"}) for f in frames],
+        ignore_index=True,
+    )
+    return normalize_trials(plain, origin=origin, check_counts=False)
