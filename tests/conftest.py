@@ -6,6 +6,7 @@
 
 from __future__ import annotations
 
+import json
 import subprocess
 import sys
 import time
@@ -14,6 +15,7 @@ import pytest
 
 from analysis import paths
 from analysis.leaderboard import load_conditions
+from analysis.runner.inputs import load_pinned_inputs
 from analysis.scenarios import load_scenarios
 
 
@@ -26,6 +28,14 @@ def scenarios():
     if not (paths.scenarios_dir() / "MANIFEST.md").exists():
         pytest.fail("the release is not imported: run `make data` (make test does it)")
     return load_scenarios()
+
+
+@pytest.fixture(scope="session")
+def inputs():
+    """The release's pinned inputs (``load_pinned_inputs``) that every runner test sends."""
+    if not paths.parity_vectors().exists():
+        pytest.skip("run `make data` first")
+    return load_pinned_inputs()
 
 
 @pytest.fixture(scope="session")
@@ -62,3 +72,9 @@ def paper_dir():
 def built_paper(paper_dir):
     """The built ``paper/`` folder, for the tests of what a reader opens."""
     return paper_dir
+
+
+@pytest.fixture(scope="session")
+def numbers(built_paper):
+    """The ``numbers`` of the built ``paper/numbers.json``, by name."""
+    return json.loads((built_paper / "numbers.json").read_text(encoding="utf-8"))["numbers"]
