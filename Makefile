@@ -46,11 +46,15 @@ $(INSPECT_STAMP): $(ENV_STAMP)
 	touch $@
 
 # The fast tier (one shared build); `make test-all` adds the slow checks (marker "slow").
+# Test files run on TEST_WORKERS processes (pytest-xdist); TEST_WORKERS=0 runs them in one.
+TEST_WORKERS ?= 2
+PYTEST := $(PY) -m pytest -n $(TEST_WORKERS) --dist loadfile
+
 test: data $(TEST_ENV)
-	$(PY) -m pytest -m "not slow"
+	$(PYTEST) -m "not slow"
 
 test-all: data $(TEST_ENV)
-	$(PY) -m pytest
+	$(PYTEST)
 
 # Ruff over the package, the tests, the benchmarks and the notebooks; notebooks must be
 # committed without outputs (`make strip` strips them).
