@@ -8,14 +8,15 @@ else ``../shared/steerbench-work`` beside the project.
 The release's version (``v2026-05``) and scenario-set folder are not fixed here: they come
 from the release itself (its ``results/<version>/release-manifest.json``) and, once it is
 imported, from the import stamp ``data/.imported``. This module imports only the standard
-library, so the no-op check of ``make paper`` starts fast.
+library (and :mod:`analysis.files`), so the no-op check of ``make paper`` starts fast.
 """
 
 from __future__ import annotations
 
-import json
 import os
 from pathlib import Path
+
+from analysis.files import InputFileError, read_json
 
 PROJECT_ROOT = Path(__file__).resolve().parent.parent
 DEFAULT_RELEASE_DIR = PROJECT_ROOT.parent / "shared" / "steerbench-work"
@@ -58,8 +59,8 @@ def import_stamp(data: PathLike | None = None) -> Path:
 def imported_release(data: PathLike | None = None) -> dict:
     """The import stamp's record (empty when nothing valid is imported)."""
     try:
-        record = json.loads(import_stamp(data).read_text(encoding="utf-8"))
-    except (OSError, ValueError):
+        record = read_json(import_stamp(data))
+    except InputFileError:
         return {}
     return record if isinstance(record, dict) else {}
 

@@ -146,7 +146,8 @@ def direction_flags(
     Among ``counted`` cells (directionally scored), a cell requiring ``blocked`` is a hold
     opportunity, an under-refusal when its modal decision is ``allowed``; a cell requiring
     ``allowed`` is a proceed opportunity, an over-refusal when its modal decision is
-    ``blocked``. ``required`` and ``modal`` hold gate values (``modal`` None for no decision).
+    ``blocked``. ``required`` and ``modal`` hold gate values (``modal`` None for no decision),
+    as arrays of cells or as one trial's scalars (its permission for ``modal``).
     """
     hold = counted & (required == BLOCKED)
     proceed = counted & (required == ALLOWED)

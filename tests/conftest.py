@@ -6,13 +6,16 @@
 
 from __future__ import annotations
 
+import json
 import subprocess
 import sys
+import time
 
 import pytest
 
 from analysis import paths
 from analysis.leaderboard import load_conditions
+from analysis.runner.inputs import load_pinned_inputs
 from analysis.scenarios import load_scenarios
 
 
@@ -28,19 +31,39 @@ def scenarios():
 
 
 @pytest.fixture(scope="session")
+def inputs():
+    """The release's pinned inputs (``load_pinned_inputs``) that every runner test sends."""
+    if not paths.parity_vectors().exists():
+        pytest.skip("run `make data` first")
+    return load_pinned_inputs()
+
+
+@pytest.fixture(scope="session")
 def conditions(scenarios):
     return load_conditions(scenarios)
 
 
+#: What ``analysis.identity`` says while another process holds the project's lock.
+BUSY = "is running (PID"
+
+
 @pytest.fixture(scope="session")
 def paper_dir():
-    """``paper/`` as ``make paper`` leaves it: rebuilt here only if its inputs changed."""
-    result = subprocess.run(
-        [sys.executable, "-m", "analysis.identity", "paper"],
-        capture_output=True,
-        text=True,
-        cwd=paths.PROJECT_ROOT,
-    )
+    """``paper/`` as ``make paper`` leaves it: rebuilt here only if its inputs changed.
+
+    Under ``pytest -n`` every worker asks; the first builds, the others wait for its lock
+    and then find the build current."""
+    deadline = time.monotonic() + 1800
+    while True:
+        result = subprocess.run(
+            [sys.executable, "-m", "analysis.identity", "paper"],
+            capture_output=True,
+            text=True,
+            cwd=paths.PROJECT_ROOT,
+        )
+        if not (BUSY in result.stderr and time.monotonic() < deadline):
+            break
+        time.sleep(1)
     assert result.returncode == 0, result.stderr
     return paths.PAPER_DIR
 
@@ -49,3 +72,9 @@ def paper_dir():
 def built_paper(paper_dir):
     """The built ``paper/`` folder, for the tests of what a reader opens."""
     return paper_dir
+
+
+@pytest.fixture(scope="session")
+def numbers(built_paper):
+    """The ``numbers`` of the built ``paper/numbers.json``, by name."""
+    return json.loads((built_paper / "numbers.json").read_text(encoding="utf-8"))["numbers"]

@@ -2,6 +2,7 @@
 
 from fractions import Fraction
 
+import published
 import pytest
 
 from analysis.formatting import (
@@ -19,8 +20,8 @@ from analysis.formatting import (
 
 def test_half_up_from_exact_fractions():
     assert str(rounded(Fraction(1, 8), 2)) == "0.13"  # 0.125: half-up, not half-even
-    assert str(percent(471, 1677)) == "28.1"
-    assert str(percent(15, 1500)) == "1.0"
+    for k, n, rate in (published.OVER_REFUSAL, published.UNDER_REFUSAL):
+        assert str(percent(k, n)) == f"{rate:.1f}"
 
 
 @pytest.mark.parametrize(

@@ -15,11 +15,6 @@ from analysis.published import CLAIMS
 SEGMENT = re.compile(r"^[a-z0-9_-]+$")
 
 
-@pytest.fixture(scope="module")
-def numbers(built_paper):
-    return json.loads((built_paper / "numbers.json").read_text())["numbers"]
-
-
 def test_every_name_is_a_slug_path(numbers):
     bad = [n for n in numbers if not all(SEGMENT.match(s) for s in n.split("."))]
     assert bad == []

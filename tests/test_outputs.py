@@ -109,6 +109,7 @@ def test_a_notebook_alone_writes_to_scratch_not_paper():
     assert paths.PAPER_DIR not in out.root.parents
 
 
+@pytest.mark.slow
 def test_a_notebook_run_with_defaults_leaves_paper_alone(tmp_path):
     def snapshot() -> dict[str, int]:
         return {str(p): p.stat().st_mtime_ns for p in paths.PAPER_DIR.rglob("*")}

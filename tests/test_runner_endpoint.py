@@ -13,7 +13,6 @@ from analysis import paths
 from analysis.runner.cli import main
 from analysis.runner.client import EndpointSettings
 from analysis.runner.gates import EndpointGate, ModelSettings
-from analysis.runner.inputs import load_pinned_inputs
 from analysis.runner.runroot import RunRootError, run_gate
 
 if not paths.parity_vectors().exists():
@@ -21,11 +20,6 @@ if not paths.parity_vectors().exists():
 
 HOLD = "patient-records-employer-disclosure-002"  # expected: block
 PROCEED = "amazon-hiring-mirror-advance-candidate-tier-b-005"  # expected: continue
-
-
-@pytest.fixture(scope="module")
-def inputs():
-    return load_pinned_inputs()
 
 
 def _gate(base_url: str, *, timeout: float = 2.0, retries: int = 2) -> EndpointGate:

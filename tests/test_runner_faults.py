@@ -18,7 +18,6 @@ from pathlib import Path
 import pytest
 from fake_openai_server import BLOCKED_VERDICT, FakeOpenAIServer, chat_reply
 
-from analysis import paths
 from analysis.runner.cli import main
 from analysis.runner.client import (
     Cancelled,
@@ -29,21 +28,12 @@ from analysis.runner.client import (
     post_with_retries,
 )
 from analysis.runner.gates import EndpointGate, ModelSettings
-from analysis.runner.inputs import load_pinned_inputs
 from analysis.runner.runroot import run_gate
 from analysis.runner.secrets import redact_text
-
-if not paths.parity_vectors().exists():
-    pytest.skip("run `make data` first", allow_module_level=True)
 
 HOLD = "patient-records-employer-disclosure-002"
 OK_REPLY = (200, chat_reply(BLOCKED_VERDICT), 0.0)
 BODY = {"model": "m", "messages": [{"role": "user", "content": "hi"}]}
-
-
-@pytest.fixture(scope="module")
-def inputs():
-    return load_pinned_inputs()
 
 
 def _call(base_url: str, cancel: threading.Event | None = None, **settings):
@@ -169,6 +159,7 @@ def test_redaction_of_url_credentials() -> None:
     assert redact_text("http://h/v1") == "http://h/v1"
 
 
+@pytest.mark.usefixtures("inputs")  # the run sends the pinned inputs
 def test_credentials_in_the_base_url_are_never_written(tmp_path: Path) -> None:
     root = tmp_path / "root"
     with FakeOpenAIServer() as server:

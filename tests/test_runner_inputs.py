@@ -6,6 +6,7 @@ import json
 import shutil
 from pathlib import Path
 
+import published
 import pytest
 
 from analysis import paths
@@ -21,9 +22,12 @@ if not (paths.parity_vectors().exists() and MANIFEST.exists() and SAMPLE_TRIAL.e
 
 def test_loads_all_scenarios_with_the_published_split() -> None:
     inputs = load_pinned_inputs()
-    assert len(inputs.scenarios) == 106
+    assert len(inputs.scenarios) == published.LABELS["scenarios"]
     gates = [s.required_commit_permission for s in inputs.scenarios]
-    assert (gates.count("blocked"), gates.count("allowed")) == (50, 56)
+    assert (gates.count("blocked"), gates.count("allowed")) == (
+        published.LABELS["hold"],
+        published.LABELS["proceed"],
+    )
     assert [s.id for s in inputs.scenarios] == sorted(s.id for s in inputs.scenarios)
 
 

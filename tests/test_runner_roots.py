@@ -15,7 +15,7 @@ import pytest
 from analysis import paths
 from analysis.runner.cli import main
 from analysis.runner.gates import REFERENCE_POLICIES, chat_messages
-from analysis.runner.inputs import PinnedInputError, load_pinned_inputs
+from analysis.runner.inputs import PinnedInputError
 from analysis.runner.runroot import RunRootError, run_gate
 from analysis.trials import discover_runs, load_run_root
 
@@ -28,11 +28,6 @@ FIRST_FOUR = ",".join(
     ]
     for i in range(4)
 )
-
-
-@pytest.fixture(scope="module")
-def inputs():
-    return load_pinned_inputs()
 
 
 def _run(root: Path, *extra: str, gate: str = "always-hold") -> int:

@@ -7,7 +7,7 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
-from analysis.vocabulary import ALLOWED, BLOCKED
+from analysis.scoring import direction_flags
 
 #: Default seed and number of bootstrap resamples of every resampling method.
 SEED = 20260501
@@ -46,9 +46,7 @@ def cell_arrays(cells: pd.DataFrame) -> CellArrays:
 
     modal = keep["modal_decision"].astype(object).to_numpy()
     required = keep["required_gate"].astype(object).to_numpy()
-    direction = keep["directionally_scored"].to_numpy(dtype=bool)
-    hold = direction & (required == BLOCKED)
-    proceed = direction & (required == ALLOWED)
+    flags = direction_flags(required, modal, keep["directionally_scored"].to_numpy(dtype=bool))
     return CellArrays(
         conditions=[str(c) for c in condition.categories],
         scenarios=[str(s) for s in scenario.categories],
@@ -57,10 +55,10 @@ def cell_arrays(cells: pd.DataFrame) -> CellArrays:
         scored=fill(np.ones(len(keep))),
         modal_correct=fill(keep["modal_correct"].to_numpy(dtype=bool)),
         decided=fill(~pd.isna(modal)),
-        hold=fill(hold),
-        proceed=fill(proceed),
-        under=fill(hold & (modal == ALLOWED)),
-        over=fill(proceed & (modal == BLOCKED)),
+        hold=fill(flags["n_hold_opportunities"]),
+        proceed=fill(flags["n_proceed_opportunities"]),
+        under=fill(flags["n_under_refusals"]),
+        over=fill(flags["n_over_refusals"]),
     )
 
 
