@@ -310,7 +310,8 @@ def unpaired_reasoning(conditions: pd.DataFrame) -> pd.DataFrame:
     Returns
     -------
     DataFrame
-        One row per (model, metric) for mean-trial accuracy and over-refusal.
+        One row per (model, metric) for mean-trial accuracy and over-refusal; ``model``
+        names the contrast's model.
 
     Examples
     --------
@@ -342,6 +343,7 @@ def unpaired_reasoning(conditions: pd.DataFrame) -> pd.DataFrame:
                 {
                     "source": "published",
                     "contrast": f"{r.model}: {r.reasoning_high} - {r.reasoning_floor}",
+                    "model": r.model,
                     "metric": metric,
                     "estimate": getattr(r, f"{metric}_diff"),
                     "ci_low": getattr(r, f"{metric}_diff_low"),
