@@ -6,7 +6,7 @@ import matplotlib.pyplot as plt
 import pandas as pd
 
 from analysis.breakdowns import Severity
-from analysis.figures import percent_axis, rate_heatmap, row_label, source_style
+from analysis.figures import percent_axis, rate_heatmap_figure, row_label, source_style
 from analysis.outputs import stand_in_title
 from analysis.provenance import number_name, numbers_table, ratio_number
 
@@ -144,14 +144,14 @@ def severity_figure(severity: Severity, sources: list[str]) -> plt.Figure:
 
 def stratum_figure(table: pd.DataFrame, column: str, sources: list[str]) -> plt.Figure:
     """A heatmap of :func:`analysis.breakdowns.accuracy_by` over ``column``: one row per
-    condition (with its pool), each cell its modal accuracy and number of cells."""
+    condition (with its pool), each cell its modal accuracy and number of cells; past
+    ``analysis.figures.HEATMAP_ROWS`` conditions, the highest and the lowest."""
     words = column.replace("_", " ")
     rows = [row_label(c, s) for c, s in zip(table["condition"], table["source"], strict=True)]
     table = table.assign(row=rows)
     rates = table.pivot(index="row", columns=column, values="accuracy")
     counts = table.pivot(index="row", columns=column, values="n_cells")
-    fig, ax = plt.subplots(figsize=(0.75 * rates.shape[1] + 3, 0.45 * rates.shape[0] + 2))
-    rate_heatmap(ax, rates, counts)
+    fig, ax = rate_heatmap_figure(rates, counts)
     ax.set(
         xlabel=words.capitalize(),
         ylabel="Condition [verdicts]",
