@@ -78,10 +78,9 @@ def pattern_difficulty(
 
     Examples
     --------
-    >>> from analysis.inference.simulate import simulate_release
-    >>> from analysis.scoring import score_cells
-    >>> trials, scenarios, _ = simulate_release(n_models=2, n_scenarios=60, seed=5)
-    >>> out = pattern_difficulty(score_cells(trials, scenarios), scenarios, method="gee")
+    >>> from analysis.inference.simulate import simulated_cells
+    >>> cells, scenarios = simulated_cells(n_models=2, n_scenarios=60, seed=5)
+    >>> out = pattern_difficulty(cells, scenarios, method="gee")
     >>> "calibration_control" in set(out["pattern"])
     False
     """
