@@ -15,7 +15,7 @@ IDENTITY := $(PY) -m analysis.identity
 LAB_PORT ?= $(or $(STEERBENCH_LAB_PORT),8888)
 LAB_ROOT := $(shell [ "$$(id -u)" = 0 ] && echo --allow-root)
 
-.PHONY: all env data paper test test-all lint lab export clean
+.PHONY: all env data paper test test-all lint strip lab export clean
 
 all: paper
 
@@ -46,15 +46,28 @@ $(INSPECT_STAMP): $(ENV_STAMP)
 	touch $@
 
 # The fast tier (one shared build); `make test-all` adds the slow checks (marker "slow").
+# Test files run on TEST_WORKERS processes (pytest-xdist); TEST_WORKERS=0 runs them in one.
+TEST_WORKERS ?= 2
+PYTEST := $(PY) -m pytest -n $(TEST_WORKERS) --dist loadfile
+
 test: data $(TEST_ENV)
-	$(PY) -m pytest -m "not slow"
+	$(PYTEST) -m "not slow"
 
 test-all: data $(TEST_ENV)
-	$(PY) -m pytest
+	$(PYTEST)
+
+# Ruff over the package, the tests, the benchmarks and the notebooks; notebooks must be
+# committed without outputs (`make strip` strips them).
+LINTED := analysis tests benchmarks notebooks
 
 lint: $(ENV_STAMP)
-	$(VENV)/bin/ruff check analysis tests benchmarks
-	$(VENV)/bin/ruff format --check analysis tests benchmarks
+	$(VENV)/bin/ruff check $(LINTED)
+	$(VENV)/bin/ruff format --check $(LINTED)
+	$(PY) -m analysis.notebooks --check notebooks/*.ipynb
+
+# Strip every notebook of outputs, execution counts and run metadata, in place.
+strip: $(ENV_STAMP)
+	$(PY) -m analysis.notebooks notebooks/*.ipynb
 
 # Headless JupyterLab on port $(LAB_PORT) (STEERBENCH_LAB_PORT or LAB_PORT=...); open the
 # URL it prints. As root (the usual case in containers) it adds --allow-root.

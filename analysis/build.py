@@ -5,8 +5,11 @@ lock, restores ``paper.previous`` if a crash left no ``paper/``, checks that ``p
 be written, and checks every input before any notebook starts: the scenario table, the
 published conditions (leaderboard cross-check) and the per-trial verdicts under
 ``data/runs``. It then executes ``notebooks/*.ipynb`` with papermill into a staging folder,
-printing one line per notebook, merges their numbers into ``numbers.json`` with a ``build``
-record (release, git commit, versions, time), renders the HTML report (``index.html``) and the PDF,
+on warm kernels (one per worker, started while the inputs are checked, the notebooks'
+imports done once, reset to a fresh kernel's state before each notebook; a cell that runs
+too long or a kernel that dies fails the build), printing one line per notebook, merges
+their numbers into ``numbers.json`` with a ``build`` record (release, git commit, versions,
+time), renders the HTML report (``index.html``) and the PDF,
 writes the stamp ``.built`` keyed by the digest of every input, and replaces ``paper/``
 only when every step succeeded. A failing notebook is named with its cell, and its partly
 executed copy is kept in ``paper.failed/``. When only some notebooks changed (nothing else
@@ -22,12 +25,13 @@ import platform
 import shutil
 import subprocess
 import sys
+import threading
 import time
-from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from importlib import metadata
 from pathlib import Path
+from queue import Empty, Queue
 
 from analysis import paths
 from analysis.identity import (
@@ -44,8 +48,15 @@ from analysis.lock import LockedError
 
 # The analysis stack and the notebook machinery are imported where they are first needed,
 # so that a refusal (busy lock, read-only paper/, bad input) comes within a second or two.
+# jsonschema (which nbformat imports) builds a Lark grammar for IRI syntax when
+# rfc3987_syntax is importable, a second or more of start-up; no notebook schema checks an
+# IRI, so the build does without it.
+sys.modules.setdefault("rfc3987_syntax", None)
 
 STAMP = PAPER_STAMP
+
+#: Seconds one cell may run before the build stops its kernel and fails.
+CELL_TIMEOUT = 900
 
 #: Packages whose versions the build record names.
 KEY_PACKAGES = (
@@ -63,13 +74,6 @@ KEY_PACKAGES = (
     "typst",
 )
 
-#: Kernel options: immediate shutdown (a graceful one costs seconds and logs an interrupt)
-#: and no kernel warnings on the build's terminal.
-KERNEL_OPTIONS = {
-    "shutdown_kernel": "immediate",
-    "extra_arguments": ["--IPKernelApp.log_level=ERROR"],
-}
-
 
 class BuildError(RuntimeError):
     """The build cannot start or did not finish; nothing was written to ``paper/``."""
@@ -83,33 +87,41 @@ class NotebookRun:
     executed: Path
     seconds: float
     failure: str | None = None
+    kernel_ok: bool = True  # False: the kernel hung, died or did not start
 
 
-def execute(notebook: Path, staging: Path) -> Path:
-    """Run one notebook with papermill, its outputs going to ``staging``."""
+def execute(notebook: Path, staging: Path, kernel, cell_timeout: float) -> Path:
+    """Run one notebook with papermill on the running ``kernel`` (a ``WarmKernel``), its
+    outputs going to ``staging``."""
     import papermill
+
+    from analysis.kernels import ENGINE
 
     executed = staging / "notebooks" / notebook.name
     papermill.execute_notebook(  # no cwd: papermill's chdir is not thread-safe
         str(notebook),
         str(executed),
         parameters={"output_dir": str(staging)},
+        engine_name=ENGINE,
+        km=kernel.km,
+        execution_timeout=cell_timeout,
+        partial_path=executed,
+        request_save_on_cell_execute=False,
         progress_bar=False,
         log_output=False,
         kernel_name="python3",
-        **KERNEL_OPTIONS,
     )
     return executed
 
 
-def failing_cell(notebook: Path, error: Exception) -> str:
-    """'cell index <n> (`first line`)' of the source notebook's cell that raised ``error``
-    (a ``PapermillExecutionError``): counted in the notebook as written, without the
-    parameters cell papermill injects."""
+def failing_cell(notebook: Path, source: str) -> str:
+    """'cell index <n> (`first line`)' of the code cell of ``notebook`` whose source is
+    ``source``: counted in the notebook as written, without the parameters cell papermill
+    injects."""
     import nbformat
 
     cells = nbformat.read(notebook, as_version=4).cells
-    source = (error.source or "").strip()
+    source = (source or "").strip()
     index = next(
         (
             n
@@ -123,26 +135,148 @@ def failing_cell(notebook: Path, error: Exception) -> str:
     return f"{where} (`{first}`)"
 
 
-def run_notebook(notebook: Path, staging: Path) -> NotebookRun:
-    """Execute one notebook into ``staging`` and report its outcome without raising."""
+def _running_cell(notebook: Path, executed: Path) -> str:
+    """The cell that was running when execution stopped, from papermill's saved copy."""
+    import nbformat
+
+    try:
+        cells = nbformat.read(executed, as_version=4).cells
+    except (OSError, ValueError):
+        return "a cell"
+    started = [
+        cell
+        for cell in cells
+        if cell.cell_type == "code"
+        and cell.get("metadata", {}).get("papermill", {}).get("start_time")
+    ]
+    return failing_cell(notebook, started[-1].source) if started else "its first cell"
+
+
+def run_notebook(notebook: Path, staging: Path, kernel, cell_timeout: float) -> NotebookRun:
+    """Execute one notebook into ``staging`` on ``kernel`` and report its outcome without
+    raising; ``kernel_ok`` says whether the kernel can run the next notebook."""
     import papermill
+    from nbclient.exceptions import CellTimeoutError, DeadKernelError
+
+    from analysis.kernels import KernelError
 
     started = time.perf_counter()
     executed = staging / "notebooks" / notebook.name
     executed.parent.mkdir(parents=True, exist_ok=True)
+    kernel_ok = False
     try:
-        execute(notebook, staging)
+        kernel.clean()
+        execute(notebook, staging, kernel, cell_timeout)
     except papermill.PapermillExecutionError as error:
-        cell = failing_cell(notebook, error)
+        cell = failing_cell(notebook, error.source)
         failure = f"{notebook.name}: {cell} raised {error.ename}: {error.evalue}"
-    except Exception as error:  # a kernel that dies or does not start
+        kernel_ok = True
+    except CellTimeoutError:
+        cell = _running_cell(notebook, executed)
+        failure = f"{notebook.name}: {cell} ran past {cell_timeout:g} s; its kernel was stopped"
+    except DeadKernelError:
+        cell = _running_cell(notebook, executed)
+        failure = f"{notebook.name}: the kernel died while running {cell}"
+    except KernelError as error:
+        failure = f"{notebook.name}: {error}"
+    except Exception as error:  # anything else: the kernel is not trusted again
         failure = f"{notebook.name}: {type(error).__name__}: {error}"
     else:
         failure = None
-    run = NotebookRun(notebook, executed, time.perf_counter() - started, failure)
-    status = "ok" if failure is None else "failed"
-    print(f"  {notebook.stem:<24} {run.seconds:5.1f} s  {status}", flush=True)
+        kernel_ok = True
+    run = NotebookRun(notebook, executed, time.perf_counter() - started, failure, kernel_ok)
+    _report(run)
     return run
+
+
+def _report(run: NotebookRun) -> None:
+    status = "ok" if run.failure is None else "failed"
+    print(f"  {run.notebook.stem:<24} {run.seconds:5.1f} s  {status}", flush=True)
+
+
+class NotebookRunner:
+    """Warm kernels, one per worker, started at once (while the build checks its inputs)
+    and reused across the notebooks; :meth:`run` executes them, :meth:`close` stops them."""
+
+    def __init__(
+        self, notebooks: list[Path], workers: int, cell_timeout: float = CELL_TIMEOUT
+    ) -> None:
+        from analysis.kernels import notebook_imports
+
+        self.cell_timeout = cell_timeout
+        self.modules = notebook_imports(notebooks)
+        self.go = threading.Event()
+        self.stop = threading.Event()
+        self.queue: Queue = Queue()
+        self.runs: list[NotebookRun] = []
+        self.threads = [
+            threading.Thread(target=self._work, name=f"notebook-worker-{n}", daemon=True)
+            for n in range(min(workers, len(notebooks)))
+        ]
+        for thread in self.threads:
+            thread.start()
+
+    def run(self, notebooks: list[Path], parts: Path) -> list[NotebookRun]:
+        """Execute ``notebooks`` (longest first is best), each into ``parts / stem``."""
+        for notebook in notebooks:
+            self.queue.put((notebook, parts / notebook.stem))
+        self.go.set()
+        for thread in self.threads:
+            thread.join()
+        order = {nb: n for n, nb in enumerate(notebooks)}
+        return sorted(self.runs, key=lambda run: order[run.notebook])
+
+    def close(self) -> None:
+        """Stop every kernel (also when :meth:`run` was never called)."""
+        self.stop.set()
+        self.go.set()
+        for thread in self.threads:
+            thread.join()
+
+    def _start(self):
+        from analysis.kernels import WarmKernel
+
+        kernel = WarmKernel(paths.PROJECT_ROOT, self.stop)
+        try:
+            kernel.start(self.modules)
+        except Exception:
+            kernel.kill()
+            raise
+        return kernel
+
+    def _work(self) -> None:
+        from analysis.kernels import KernelError
+
+        kernel, error = None, None
+        try:
+            try:
+                kernel = self._start()
+            except KernelError as failed:
+                error = failed
+            self.go.wait()
+            while not self.stop.is_set():
+                try:
+                    notebook, staging = self.queue.get_nowait()
+                except Empty:
+                    return
+                if kernel is None and error is None:
+                    try:
+                        kernel = self._start()
+                    except KernelError as failed:
+                        error = failed
+                if kernel is None:
+                    run = NotebookRun(notebook, staging / "notebooks" / notebook.name, 0.0)
+                    run.failure, run.kernel_ok, error = f"{notebook.name}: {error}", False, None
+                    _report(run)
+                else:
+                    run = run_notebook(notebook, staging, kernel, self.cell_timeout)
+                    if not run.kernel_ok:
+                        kernel.kill()
+                        kernel = None
+                self.runs.append(run)
+        finally:
+            if kernel is not None:
+                kernel.kill()
 
 
 def _git(*args: str) -> str | None:
@@ -267,33 +401,52 @@ def _collect(part: Path, staging: Path) -> list[str]:
     return outputs
 
 
-def build(notebooks: list[Path], paper_dir: Path = paths.PAPER_DIR, workers: int = 2) -> Path:
+def _longest_first(notebooks: list[Path], paper_dir: Path) -> list[Path]:
+    """``notebooks`` ordered by the seconds each took in the last build, longest first (so
+    that the longest does not start last); a notebook never timed goes first."""
+    recorded = _stamp(paper_dir).get("notebooks")
+    recorded = recorded if isinstance(recorded, dict) else {}
+
+    def seconds(notebook: Path) -> float:
+        record = recorded.get(notebook.name)
+        value = record.get("seconds") if isinstance(record, dict) else None
+        return float(value) if isinstance(value, int | float) else float("inf")
+
+    return sorted(notebooks, key=seconds, reverse=True)
+
+
+def build(
+    notebooks: list[Path],
+    paper_dir: Path = paths.PAPER_DIR,
+    workers: int = 2,
+    cell_timeout: float = CELL_TIMEOUT,
+) -> Path:
     """Execute ``notebooks`` and replace ``paper_dir`` with their outputs; all or nothing.
 
     A notebook whose file is unchanged, when nothing shared with the others changed, is not
     run again: its outputs are carried over from ``paper_dir``; the numbers and the report
-    are always made anew from every notebook's outputs.
+    are always made anew from every notebook's outputs. The others run on ``workers`` warm
+    kernels (see :class:`NotebookRunner`), which start while the inputs are checked; a cell
+    running longer than ``cell_timeout`` seconds fails the build.
     """
-    from analysis.provenance import merge_fragments
-
     data = paths.data_dir()
     recover_paper(paper_dir)
     check_writable(paper_dir)
     digest = build_digest(data, notebooks)
     shared = shared_digest(data)
-    check_inputs()
     reused = reusable_notebooks(paper_dir, shared, notebooks)
-    to_run = [nb for nb in notebooks if nb.name not in reused]
+    to_run = _longest_first([nb for nb in notebooks if nb.name not in reused], paper_dir)
+    runner = NotebookRunner(to_run, workers, cell_timeout) if to_run else None
     staging = paper_dir.with_name(paper_dir.name + ".staging")
-    shutil.rmtree(staging, ignore_errors=True)
-    (staging / "notebooks").mkdir(parents=True)
     try:
+        check_inputs()
+        shutil.rmtree(staging, ignore_errors=True)
+        (staging / "notebooks").mkdir(parents=True)
         _seed(staging, paper_dir, reused)
         for notebook in reused:
             print(f"  {Path(notebook).stem:<24} {'':>7}  unchanged", flush=True)
         parts = staging / ".parts"
-        with ThreadPoolExecutor(max_workers=workers) as pool:
-            runs = list(pool.map(lambda nb: run_notebook(nb, parts / nb.stem), to_run))
+        runs = runner.run(to_run, parts) if runner else []
         failed = [run for run in runs if run.failure]
         if failed:
             kept = _keep_failed(failed, paper_dir) / failed[0].executed.name
@@ -306,25 +459,37 @@ def build(notebooks: list[Path], paper_dir: Path = paths.PAPER_DIR, workers: int
                 f"notebook {failed[0].failure}{where}"
                 + "".join(f"\n  also failed: {run.failure}" for run in failed[1:])
             )
-        records = dict(reused)
-        for run in runs:
-            outputs = _collect(parts / run.notebook.stem, staging)
-            records[run.notebook.name] = {"sha256": file_sha256(run.notebook), "outputs": outputs}
-        shutil.rmtree(parts, ignore_errors=True)
-        numbers = merge_fragments(staging)
-        document = {"release": paths.release(), "build": build_record(data), "numbers": numbers}
-        (staging / "numbers.json").write_text(json.dumps(document, indent=2) + "\n", "utf-8")
-        executed = [staging / "notebooks" / nb.name for nb in notebooks]
-        from analysis.paper_pdf import write_documents
-
-        write_documents(staging, executed)
-        stamp = {"inputs_digest": digest, "shared_digest": shared, "notebooks": records}
-        (staging / STAMP).write_text(json.dumps(stamp, indent=2) + "\n", "utf-8")
+        _finish(staging, data, notebooks, reused, runs, digest, shared)
     except BaseException:
         shutil.rmtree(staging, ignore_errors=True)
         raise
+    finally:
+        if runner is not None:
+            runner.close()
     _swap(staging, paper_dir)
     return paper_dir
+
+
+def _finish(staging, data, notebooks, reused, runs, digest, shared) -> None:
+    """Gather the outputs, write numbers.json, the report, the PDF and the stamp."""
+    from analysis.paper_pdf import write_documents
+    from analysis.provenance import merge_fragments
+
+    records = dict(reused)
+    for run in runs:
+        outputs = _collect(staging / ".parts" / run.notebook.stem, staging)
+        records[run.notebook.name] = {
+            "sha256": file_sha256(run.notebook),
+            "outputs": outputs,
+            "seconds": round(run.seconds, 2),
+        }
+    shutil.rmtree(staging / ".parts", ignore_errors=True)
+    numbers = merge_fragments(staging)
+    document = {"release": paths.release(), "build": build_record(data), "numbers": numbers}
+    (staging / "numbers.json").write_text(json.dumps(document, indent=2) + "\n", "utf-8")
+    write_documents(staging, [staging / "notebooks" / nb.name for nb in notebooks])
+    stamp = {"inputs_digest": digest, "shared_digest": shared, "notebooks": records}
+    (staging / STAMP).write_text(json.dumps(stamp, indent=2) + "\n", "utf-8")
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -334,7 +499,13 @@ def main(argv: list[str] | None = None) -> int:
         "notebooks", nargs="*", type=Path, help="notebooks to run (default: notebooks/*.ipynb)"
     )
     parser.add_argument("--paper-dir", type=Path, default=paths.PAPER_DIR)
-    parser.add_argument("--workers", type=int, default=2)
+    parser.add_argument("--workers", type=int, default=2, help="kernels at once (default 2)")
+    parser.add_argument(
+        "--cell-timeout",
+        type=float,
+        default=CELL_TIMEOUT,
+        help=f"seconds one cell may run before the build fails (default {CELL_TIMEOUT})",
+    )
     args = parser.parse_args(argv)
     notebooks = [nb.resolve() for nb in args.notebooks] or default_notebooks()
     paper_dir = args.paper_dir.resolve()
@@ -342,7 +513,7 @@ def main(argv: list[str] | None = None) -> int:
     lock = lock_for(paths.data_dir())
     try:
         lock.acquire()
-        build(notebooks, paper_dir, args.workers)
+        build(notebooks, paper_dir, args.workers, args.cell_timeout)
     except LockedError as error:
         print(f"error: {error}", file=sys.stderr)
         return 2

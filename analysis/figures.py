@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import matplotlib as mpl
 import matplotlib.pyplot as plt
+import numpy as np
 import pandas as pd
 from matplotlib.ticker import PercentFormatter
 
@@ -81,19 +82,80 @@ def percent_axis(ax: plt.Axes, axis: str = "x", *, limits: bool = True) -> None:
         (ax.set_xlim if axis == "x" else ax.set_ylim)(-3, 103)
 
 
+#: Rows a rate heatmap draws at most: beyond, the highest and the lowest rows by their
+#: overall rate (every row stays in the table the figure illustrates).
+HEATMAP_ROWS = 40
+#: Cells a rate heatmap annotates at most; beyond, the colours alone carry the rates.
+HEATMAP_NOTES = 400
+
+
+def heatmap_rows(rates: pd.DataFrame, counts: pd.DataFrame, limit: int = HEATMAP_ROWS) -> list:
+    """The rows of ``rates`` a heatmap shows: every row when there are at most ``limit``,
+    otherwise the ``limit // 2`` with the highest and as many with the lowest overall rate
+    (cells weighted by their counts), highest first.
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> rates = pd.DataFrame({"a": [0.9, 0.1, 0.5, 0.7]}, index=["w", "x", "y", "z"])
+    >>> heatmap_rows(rates, rates * 0 + 10, limit=2)
+    ['w', 'x']
+    """
+    if len(rates) <= limit:
+        return list(rates.index)
+    weights = counts.reindex_like(rates).fillna(0).where(rates.notna(), 0)
+    overall = (rates.fillna(0) * weights).sum(axis=1) / weights.sum(axis=1).where(lambda n: n > 0)
+    order = overall.sort_values(ascending=False, kind="stable").index
+    half = limit // 2
+    return [*order[:half], *order[len(order) - (limit - half) :]]
+
+
+def rate_heatmap_figure(
+    rates: pd.DataFrame, counts: pd.DataFrame, *, label: str = "modal accuracy"
+) -> tuple[plt.Figure, plt.Axes]:
+    """A figure holding :func:`rate_heatmap` of ``rates``, its height bounded: at most
+    :data:`HEATMAP_ROWS` rows (see :func:`heatmap_rows`; a line separates the highest from
+    the lowest, and a note under the figure says how many rows are shown)."""
+    shown = heatmap_rows(rates, counts)
+    row_height = 0.45 if len(shown) <= 20 else 0.3
+    fig, ax = plt.subplots(figsize=(0.75 * rates.shape[1] + 3, row_height * len(shown) + 2))
+    rate_heatmap(ax, rates.loc[shown], counts.reindex_like(rates).loc[shown], label=label)
+    if len(shown) < len(rates):
+        ax.axhline(len(shown) // 2, color="white", linewidth=3)
+        fig.text(
+            0.01,
+            0.005,
+            f"{len(shown)} of {len(rates)} rows shown: the {len(shown) // 2} highest and the "
+            f"{len(shown) - len(shown) // 2} lowest overall; the table lists every row.",
+            fontsize=7,
+            color="0.3",
+        )
+    return fig, ax
+
+
 def rate_heatmap(
     ax: plt.Axes, rates: pd.DataFrame, counts: pd.DataFrame, *, label: str = "modal accuracy"
 ) -> None:
-    """A 0-100 % heatmap annotated with each cell's rate and n; a cell with no data is
-    hatched grey and marked "no cells", never drawn as 0."""
+    """A 0-100 % heatmap annotated with each cell's rate and n (when it has at most
+    :data:`HEATMAP_NOTES` cells); a cell with no data is hatched grey and marked "no cells"
+    (when annotated), never drawn as 0."""
     import seaborn as sns
 
     shown = 100 * rates.astype(float)
-    notes = shown.copy().astype(object)
-    for row in shown.index:
-        for column in shown.columns:
-            value, n = shown.loc[row, column], counts.loc[row, column]
-            notes.loc[row, column] = "no cells" if pd.isna(value) else f"{value:.0f}%\nn={n:.0f}"
+    values = shown.to_numpy()
+    n = counts.reindex_like(shown).to_numpy(dtype=float)
+    annotate = values.size <= HEATMAP_NOTES
+    notes = (
+        [
+            [
+                "no cells" if np.isnan(v) else f"{v:.0f}%\nn={k:.0f}"
+                for v, k in zip(*row, strict=True)
+            ]
+            for row in zip(values, n, strict=True)
+        ]
+        if annotate
+        else False
+    )
     sns.heatmap(
         shown,
         ax=ax,
@@ -104,17 +166,15 @@ def rate_heatmap(
         annot=notes,
         fmt="",
         annot_kws={"fontsize": 6},
-        linewidths=0.5,
+        linewidths=0.5 if annotate else 0,
         linecolor="white",
         cbar_kws={"label": f"{label} (%)", "format": PercentFormatter(100, decimals=0)},
     )
     ax.set_facecolor("0.93")
     ax.patch.set_hatch("///")
     ax.patch.set_edgecolor("0.75")
-    for (i, row), (j, column) in (
-        (a, b) for a in enumerate(shown.index) for b in enumerate(shown.columns)
-    ):
-        if pd.isna(shown.loc[row, column]):
+    if annotate:
+        for i, j in zip(*np.nonzero(np.isnan(values)), strict=True):
             ax.text(
                 j + 0.5, i + 0.5, "no cells", ha="center", va="center", fontsize=6, color="0.35"
             )

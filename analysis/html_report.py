@@ -35,8 +35,10 @@ nav.toc ul { margin: 0; padding-left: 1.2rem; list-style: circle; font-size: .92
 h1 { font-size: 1.8rem; margin-bottom: .2rem; }
 h2 { border-top: 2px solid #0072B2; padding-top: .8rem; margin-top: 2.5rem; }
 h3 { margin-top: 1.6rem; }
-table { border-collapse: collapse; font-size: .85rem; margin: .6rem 0; }
-th, td { padding: .2rem .6rem; border-bottom: 1px solid #e3e3e3; text-align: left; }
+table { border-collapse: collapse; font-size: .85rem; margin: .6rem 0; display: block;
+        max-width: 100%; overflow-x: auto; }
+th, td { padding: .2rem .6rem; border-bottom: 1px solid #e3e3e3; text-align: left;
+         overflow-wrap: anywhere; }
 th { border-bottom: 2px solid #999; }
 img { max-width: 100%; height: auto; display: block; margin: .6rem 0; }
 pre { background: #f6f6f6; padding: .5rem .8rem; overflow-x: auto; font-size: .8rem; }
@@ -92,6 +94,7 @@ def _notebook_html(path: Path, toc: list[tuple[int, str, str]]) -> str:
     notebook = nbformat.read(path, as_version=4)
     prefix = path.stem
     parts = [f'<section id="{prefix}">']
+    pending: list[str] = []
     for cell in notebook.cells:
         if cell.cell_type == "markdown":
             rendered = mistune.html(cell.source)
@@ -102,15 +105,27 @@ def _notebook_html(path: Path, toc: list[tuple[int, str, str]]) -> str:
                 toc.append((level, anchor, re.sub(r"<[^>]+>", "", text)))
                 return f'<h{level} id="{anchor}">{text}</h{level}>'
 
+            parts.append(_folded(pending))
+            pending = []
             parts.append(_HEADING.sub(heading, rendered))
         elif cell.cell_type == "code" and cell.source.strip():
-            parts.append(
-                '<details class="code"><summary>code</summary>'
-                f"<pre><code>{html.escape(cell.source)}</code></pre></details>"
-            )
-            parts.extend(_output_html(o) for o in cell.get("outputs", []))
+            pending.append(cell.source)
+            shown = [_output_html(o) for o in cell.get("outputs", [])]
+            if any(shown):
+                parts.append(_folded(pending))
+                pending = []
+                parts.extend(shown)
+    parts.append(_folded(pending))
     parts.append("</section>")
-    return "\n".join(parts)
+    return "\n".join(p for p in parts if p)
+
+
+def _folded(sources: list[str]) -> str:
+    """Consecutive code cells that show nothing in between, folded under one toggle."""
+    if not sources:
+        return ""
+    code = "\n\n".join(html.escape(s) for s in sources)
+    return f'<details class="code"><summary>code</summary><pre><code>{code}</code></pre></details>'
 
 
 def identity_html(build: Mapping | None, release: str) -> str:

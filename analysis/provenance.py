@@ -15,10 +15,14 @@ from __future__ import annotations
 import hashlib
 import json
 import re
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from decimal import Decimal
 from fractions import Fraction
 from pathlib import Path
+from typing import Any
+
+import pandas as pd
 
 from analysis import paths
 from analysis.files import read_json
@@ -156,6 +160,32 @@ class NumberBook:
         }
         return value
 
+    def record(self, table: pd.DataFrame | Iterable[Mapping[str, Any]]) -> dict[str, object]:
+        """Record every row of a numbers table (:func:`numbers_table`, or its rows): a ratio
+        where the row has a ``numerator``, else a value; returns each name's rounded value."""
+        rows = table.to_dict("records") if isinstance(table, pd.DataFrame) else list(table)
+        recorded: dict[str, object] = {}
+        for row in rows:
+            if _present(row.get("numerator")):
+                recorded[row["name"]] = self.ratio(
+                    row["name"],
+                    row["numerator"],
+                    row["denominator"],
+                    scale=row["scale"] if _present(row.get("scale")) else 100,
+                    digits=row["digits"],
+                    unit=row["unit"],
+                    description=row["description"],
+                )
+            else:
+                recorded[row["name"]] = self.value(
+                    row["name"],
+                    row["value"],
+                    digits=row["digits"] if _present(row["digits"]) else None,
+                    unit=row["unit"],
+                    description=row["description"],
+                )
+        return recorded
+
     def write(self, output_dir: Path) -> Path:
         """Write this notebook's fragment under ``output_dir/numbers/``."""
         folder = Path(output_dir) / FRAGMENTS
@@ -163,6 +193,74 @@ class NumberBook:
         target = folder / f"{self.notebook}.json"
         target.write_text(json.dumps(self.numbers, indent=2, sort_keys=True) + "\n", "utf-8")
         return target
+
+
+def _present(value: object) -> bool:
+    return value is not None and not (isinstance(value, float) and value != value)
+
+
+#: The columns of a numbers table, one row per number to record.
+NUMBER_COLUMNS = (
+    "name",
+    "value",
+    "numerator",
+    "denominator",
+    "scale",
+    "digits",
+    "unit",
+    "description",
+)
+
+
+def ratio_number(
+    name: str,
+    k: int,
+    n: int,
+    description: str,
+    *,
+    scale: int = 100,
+    digits: int = 1,
+    unit: str = "%",
+) -> dict[str, Any]:
+    """One row of a numbers table: ``scale * k / n``, rounded once, with its counts."""
+    return {
+        "name": name,
+        "value": None,
+        "numerator": int(k),
+        "denominator": int(n),
+        "scale": scale,
+        "digits": digits,
+        "unit": unit,
+        "description": description,
+    }
+
+
+def value_number(
+    name: str,
+    value: Fraction | int | str,
+    description: str,
+    *,
+    unit: str,
+    digits: int | None = 1,
+) -> dict[str, Any]:
+    """One row of a numbers table: a number rounded once to ``digits``, a count
+    (``digits=None``) or a label."""
+    return {
+        "name": name,
+        "value": value,
+        "numerator": None,
+        "denominator": None,
+        "scale": None,
+        "digits": digits,
+        "unit": unit,
+        "description": description,
+    }
+
+
+def numbers_table(rows: Iterable[Mapping[str, Any]]) -> pd.DataFrame:
+    """Rows of :func:`ratio_number` and :func:`value_number` as one table (exact values kept
+    as Python objects), for :meth:`NumberBook.record`."""
+    return pd.DataFrame(list(rows), columns=list(NUMBER_COLUMNS), dtype=object)
 
 
 def merge_fragments(output_dir: Path) -> dict[str, dict]:

@@ -199,17 +199,22 @@ def check_cell_records(path: str | Path, cells: pd.DataFrame) -> list[str]:
 # --------------------------------------------------------------------------------------------
 
 
-def verdict_inputs(verdict_paths: Sequence[str | Path] | None) -> list[Path]:
-    """The verdict files and folders ``load_trials(verdict_paths)`` reads."""
+def verdict_inputs(
+    verdict_paths: Sequence[str | Path] | None, runs_dir: Path | None = None
+) -> list[Path]:
+    """The verdict files and folders ``load_trials(verdict_paths, runs_dir=runs_dir)`` reads."""
     if verdict_paths is None:
-        return [p for entry in discover_runs() for p in entry["paths"]]
+        return [p for entry in discover_runs(runs_dir) for p in entry["paths"]]
     return [Path(p) for p in verdict_paths]
 
 
-def _detail_files(verdict_paths: Sequence[str | Path] | None) -> list[Path]:
+def _detail_files(
+    verdict_paths: Sequence[str | Path] | None, runs_dir: Path | None = None
+) -> list[Path]:
     """The release-format verdict files among the inputs (not Inspect logs or tidy tables)."""
     if verdict_paths is None:
-        return [p for entry in discover_runs() if entry["kind"] == "detail" for p in entry["paths"]]
+        found = discover_runs(runs_dir)
+        return [p for entry in found if entry["kind"] == "detail" for p in entry["paths"]]
     from analysis.trials.inspect_log import is_inspect_log
 
     return [
@@ -224,22 +229,25 @@ def load_checked_cells(
     verdict_paths: Sequence[str | Path] | None = None,
     results_dir: Path | None = None,
     pool: Sequence[str] | None = None,
+    runs_dir: Path | None = None,
 ) -> tuple[pd.DataFrame, pd.DataFrame]:
     """(trials, cells) of every verdict found (``verdict_paths`` None: auto-detected under
-    ``paths.runs_dir()``); when published per-trial verdicts are among them, their cell records
-    must match their trials and their counts the published leaderboard
+    ``runs_dir``, default ``paths.runs_dir()``); when published per-trial verdicts are among
+    them, their cell records must match their trials and their counts the published leaderboard
     (:class:`CrossCheckError` otherwise). The cells come pooled by
     :func:`analysis.breakdowns.pool_cells`: ``source`` names each cell's pool (the published
     conditions together, the conditions named in ``pool`` together, any other alone)."""
     trials = load_trials(
-        None if verdict_paths is None else [str(p) for p in verdict_paths], scenarios=scenarios
+        None if verdict_paths is None else [str(p) for p in verdict_paths],
+        runs_dir=runs_dir,
+        scenarios=scenarios,
     )
     cells = score_cells(trials, scenarios)
     if (cells["source"].astype(str) == PUBLISHED).any():
         from analysis.leaderboard import load_conditions
 
         problems = []
-        details = _detail_files(verdict_paths)
+        details = _detail_files(verdict_paths, runs_dir)
         for path in details:
             problems += check_cell_records(path, cells)
         if problems:

@@ -1,22 +1,30 @@
-"""Time `make paper` beside its floor, side by side in one run, and print the ratios.
+"""Time the build beside its floor and on a large release, side by side in one run, and
+print the ratios.
 
 Run from the project root: ``.venv/bin/python benchmarks/bench_paper.py``. It measures
 
-- ``make paper`` from a clean ``paper/`` (the full build);
-- the no-op ``make paper`` that follows (target: under 1 s);
 - the floor: as many trivial notebooks as the paper has (pandas and seaborn imported, one
-  PNG saved) executed one after another with the build's own kernel settings;
+  PNG saved), run one after another, each on a new kernel shut down at once;
+- ``make paper`` from a clean ``paper/`` (the full build; target: at most 0.5 x the floor);
+- the no-op ``make paper`` that follows (target: under 1 s);
+- the build of a generated release with ``--conditions`` conditions (224: about 120k
+  trials, with its ``scenarios-detail.json``), written by ``tests/release_writer.py`` and
+  imported into a data folder of its own (the import is not timed); target: under 1.5 x
+  the build of the real release.
 
-and prints build / floor (target: at most 0.5), wall and CPU. ``--skip-build`` times only
-the floor and the no-op (for a ``paper/`` that is already current).
+Wall and CPU seconds (children included) for each. ``--skip-large`` leaves out the generated
+release.
 """
 
 from __future__ import annotations
 
 import argparse
+import os
+import random
 import resource
 import shutil
 import subprocess
+import sys
 import tempfile
 import time
 from pathlib import Path
@@ -24,7 +32,7 @@ from pathlib import Path
 import nbformat
 
 from analysis import paths
-from analysis.identity import default_notebooks
+from analysis.identity import LOCK_NAME, default_notebooks
 
 TRIVIAL_SOURCE = """\
 import matplotlib
@@ -36,29 +44,34 @@ axes = sns.scatterplot(data=frame, x="x", y="y")
 axes.figure.savefig(OUT)
 """
 
-
-def _children_cpu() -> float:
-    usage = resource.getrusage(resource.RUSAGE_CHILDREN)
-    return usage.ru_utime + usage.ru_stime
-
-
-def _self_cpu() -> float:
-    usage = resource.getrusage(resource.RUSAGE_SELF)
-    return usage.ru_utime + usage.ru_stime
+#: The trivial notebooks' kernels: no warnings on the terminal, shut down at once.
+TRIVIAL_KERNEL = {
+    "shutdown_kernel": "immediate",
+    "extra_arguments": ["--IPKernelApp.log_level=ERROR"],
+}
+SEED = 20260224
 
 
-def timed_make() -> tuple[float, float]:
-    """(wall, CPU) seconds of one ``make paper``, children included."""
-    cpu, started = _children_cpu(), time.perf_counter()
-    subprocess.run(["make", "paper"], cwd=paths.PROJECT_ROOT, check=True, capture_output=True)
-    return time.perf_counter() - started, _children_cpu() - cpu
+def _cpu() -> float:
+    own = resource.getrusage(resource.RUSAGE_SELF)
+    children = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return own.ru_utime + own.ru_stime + children.ru_utime + children.ru_stime
+
+
+def timed(command: list[str], env: dict | None = None) -> tuple[float, float]:
+    """(wall, CPU) seconds of ``command`` run from the project root, children included."""
+    cpu, started = _cpu(), time.perf_counter()
+    done = subprocess.run(
+        command, cwd=paths.PROJECT_ROOT, env=env, capture_output=True, text=True, check=False
+    )
+    if done.returncode != 0:
+        sys.exit(f"error: {' '.join(command)} failed:\n{done.stdout}{done.stderr}")
+    return time.perf_counter() - started, _cpu() - cpu
 
 
 def trivial_floor(count: int) -> tuple[float, float]:
     """(wall, CPU) seconds of ``count`` trivial notebooks run one after another."""
     import papermill
-
-    from analysis.build import KERNEL_OPTIONS
 
     with tempfile.TemporaryDirectory() as folder:
         notebook = nbformat.v4.new_notebook()
@@ -70,8 +83,7 @@ def trivial_floor(count: int) -> tuple[float, float]:
         notebook.metadata["language_info"] = {"name": "python"}
         source = Path(folder) / "trivial.ipynb"
         nbformat.write(notebook, source)
-        cpu = _children_cpu() + _self_cpu()
-        started = time.perf_counter()
+        cpu, started = _cpu(), time.perf_counter()
         for n in range(count):
             papermill.execute_notebook(
                 str(source),
@@ -79,37 +91,107 @@ def trivial_floor(count: int) -> tuple[float, float]:
                 parameters={"OUT": str(Path(folder) / f"out-{n}.png")},
                 progress_bar=False,
                 kernel_name="python3",
-                **KERNEL_OPTIONS,
+                **TRIVIAL_KERNEL,
             )
-        return time.perf_counter() - started, _children_cpu() + _self_cpu() - cpu
+        return time.perf_counter() - started, _cpu() - cpu
 
 
-def main(skip_build: bool = False) -> None:
+def generated_trials(release: Path, n_conditions: int) -> list[dict]:
+    """Seeded trials of ``n_conditions`` conditions (models at ``off`` and ``high``) on
+    every scenario of ``release``: right with a condition- and scenario-dependent chance,
+    2% with no decision."""
+    sys.path.insert(0, str(paths.PROJECT_ROOT / "tests"))
+    from release_writer import GATE, OTHER, TRIALS_PER_CELL, read_scenarios
+
+    rng = random.Random(SEED)
+    scenarios = read_scenarios(release)
+    required = {s: GATE[v["expected_behavior"]["correct_action"]] for s, v in scenarios.items()}
+    ease = {sid: rng.gauss(0, 0.15) for sid in scenarios}
+    rows = []
+    for c in range(n_conditions):
+        model, reasoning = f"model-{c // 2:03d}", ("off", "high")[c % 2]
+        skill = rng.uniform(0.55, 0.92)
+        for sid in sorted(scenarios):
+            p_right = min(max(skill + ease[sid], 0.02), 0.98)
+            for trial in range(1, TRIALS_PER_CELL + 1):
+                roll = rng.random()
+                permission = (
+                    None
+                    if roll > 0.98
+                    else required[sid]
+                    if roll < p_right
+                    else OTHER[required[sid]]
+                )
+                rows.append(
+                    {
+                        "scenario_id": sid,
+                        "model": model,
+                        "reasoning": reasoning,
+                        "trial": trial,
+                        "commit_permission": permission,
+                        "status": "ok" if permission else "parse_failed",
+                    }
+                )
+    return rows
+
+
+def large_build(folder: Path, n_conditions: int) -> tuple[float, float, int]:
+    """(wall, CPU, trials) of the build of a generated ``n_conditions`` release."""
+    trials = generated_trials(paths.release_dir(), n_conditions)
+    from release_writer import write_release  # on sys.path since generated_trials
+
+    release = folder / "release"
+    write_release(paths.release_dir(), release, trials)
+    data = folder / "data"
+    shutil.copytree(
+        paths.data_dir(),
+        data,
+        ignore=shutil.ignore_patterns("processed", LOCK_NAME, ".import-*"),
+    )
+    env = {**os.environ, "STEERBENCH_DATA_DIR": str(data), "RELEASE_DIR": str(release)}
+    identity = [sys.executable, "-m", "analysis.identity"]
+    timed([*identity, "data"], env)  # the import, not timed against the build
+    wall, cpu = timed(
+        [sys.executable, "-m", "analysis.build", "--paper-dir", str(folder / "paper")], env
+    )
+    return wall, cpu, len(trials)
+
+
+def main(skip_large: bool = False, n_conditions: int = 224) -> None:
     count = len(default_notebooks())
-    if not skip_build:
-        shutil.rmtree(paths.PAPER_DIR, ignore_errors=True)
-        full_wall, full_cpu = timed_make()
-    else:
-        subprocess.run(["make", "paper"], cwd=paths.PROJECT_ROOT, check=True, capture_output=True)
-    noop_wall, _ = timed_make()
     floor_wall, floor_cpu = trivial_floor(count)
+    shutil.rmtree(paths.PAPER_DIR, ignore_errors=True)
+    full_wall, full_cpu = timed(["make", "paper"])
+    noop_wall, _ = timed(["make", "paper"])
     print(
         f"{count} trivial notebooks, one after another: {floor_wall:6.1f} s wall, "
         f"{floor_cpu:6.1f} s CPU"
     )
-    if not skip_build:
-        print(
-            f"make paper from a clean paper/:          {full_wall:6.1f} s wall, "
-            f"{full_cpu:6.1f} s CPU"
-        )
-        print(
-            f"build / floor: {full_wall / floor_wall:.2f} wall (target <= 0.5), "
-            f"{full_cpu / floor_cpu:.2f} CPU"
-        )
+    print(
+        f"make paper from a clean paper/:          {full_wall:6.1f} s wall, {full_cpu:6.1f} s CPU"
+    )
+    print(
+        f"build / floor: {full_wall / floor_wall:.2f} wall (target <= 0.5), "
+        f"{full_cpu / floor_cpu:.2f} CPU"
+    )
     print(f"make paper again (no change):            {noop_wall:6.2f} s  (target < 1 s)")
+    if skip_large:
+        return
+    with tempfile.TemporaryDirectory() as folder:
+        wall, cpu, n_trials = large_build(Path(folder), n_conditions)
+    print(
+        f"build of a generated {n_conditions}-condition release ({n_trials:,} trials): "
+        f"{wall:6.1f} s wall, {cpu:6.1f} s CPU"
+    )
+    print(
+        f"{n_conditions} conditions / the real release's build: {wall / full_wall:.2f} wall "
+        f"(target < 1.5), {cpu / full_cpu:.2f} CPU"
+    )
 
 
 if __name__ == "__main__":
     parser = argparse.ArgumentParser(prog="python benchmarks/bench_paper.py", description=__doc__)
-    parser.add_argument("--skip-build", action="store_true", help="time only the floor and no-op")
-    main(parser.parse_args().skip_build)
+    parser.add_argument("--skip-large", action="store_true", help="leave out the large release")
+    parser.add_argument("--conditions", type=int, default=224, help="conditions of the large one")
+    arguments = parser.parse_args()
+    main(arguments.skip_large, arguments.conditions)

@@ -9,6 +9,7 @@ from __future__ import annotations
 import json
 import subprocess
 import sys
+import time
 
 import pytest
 
@@ -42,15 +43,27 @@ def conditions(scenarios):
     return load_conditions(scenarios)
 
 
+#: What ``analysis.identity`` says while another process holds the project's lock.
+BUSY = "is running (PID"
+
+
 @pytest.fixture(scope="session")
 def paper_dir():
-    """``paper/`` as ``make paper`` leaves it: rebuilt here only if its inputs changed."""
-    result = subprocess.run(
-        [sys.executable, "-m", "analysis.identity", "paper"],
-        capture_output=True,
-        text=True,
-        cwd=paths.PROJECT_ROOT,
-    )
+    """``paper/`` as ``make paper`` leaves it: rebuilt here only if its inputs changed.
+
+    Under ``pytest -n`` every worker asks; the first builds, the others wait for its lock
+    and then find the build current."""
+    deadline = time.monotonic() + 1800
+    while True:
+        result = subprocess.run(
+            [sys.executable, "-m", "analysis.identity", "paper"],
+            capture_output=True,
+            text=True,
+            cwd=paths.PROJECT_ROOT,
+        )
+        if not (BUSY in result.stderr and time.monotonic() < deadline):
+            break
+        time.sleep(1)
     assert result.returncode == 0, result.stderr
     return paths.PAPER_DIR
 

@@ -262,3 +262,45 @@ def test_every_per_trial_method_runs_on_a_release_format_verdict_file(tmp_path):
     assert len(inf.pass_hat_k(cells, n_boot=200)) == 4 * 5
     assert len(inf.rank_uncertainty(cells, n_boot=200)) == 4
     assert len(inf.pooled_mirror_gap(cells, scenarios, n_boot=200)) == 1
+
+
+@pytest.mark.parametrize("method", ["gee", "bayes"])
+def test_pattern_difficulty_fits_the_model_the_formula_states(method):
+    """The design built from arrays is the one statsmodels' formula interface builds."""
+    import statsmodels.api as sm
+    from statsmodels.genmod.bayes_mixed_glm import BinomialBayesMixedGLM
+
+    trials, scenarios, _ = inf.simulate_release(n_models=2, n_scenarios=60, seed=6)
+    cells = score_cells(trials, scenarios)
+    got = inf.pattern_difficulty(cells, scenarios, method=method).set_index("pattern")
+    data = inf.trial_rows(cells)
+    data["pattern"] = data.scenario_id.map(scenarios.set_index("scenario_id").boundary_pattern)
+    formula = "correct ~ C(pattern, Treatment('calibration_control')) + C(condition)"
+    if method == "gee":
+        fit = sm.GEE.from_formula(
+            formula,
+            groups="scenario_id",
+            data=data,
+            family=sm.families.Binomial(),
+            cov_struct=sm.cov_struct.Exchangeable(),
+        ).fit()
+        mean, names = fit.params.to_numpy(), fit.params.index
+    else:
+        model = BinomialBayesMixedGLM.from_formula(
+            formula, {"scenario": "0 + C(scenario_id)"}, data
+        )
+        mean, names = model.fit_map().fe_mean, model.exog_names
+    for name, value in zip(names, mean, strict=True):
+        if "[T." in name and "pattern" in name:
+            pattern = name.split("[T.")[1].rstrip("]")
+            assert got.loc[pattern, "estimate"] == pytest.approx(np.exp(value), rel=1e-6)
+    assert len(got) == len(set(data.pattern)) - 1
+
+
+def test_pattern_difficulty_refuses_deterministic_verdicts():
+    trials, scenarios, _ = inf.simulate_release(n_models=1, n_scenarios=30, seed=2)
+    cells = score_cells(trials, scenarios)
+    cells["n_correct"] = np.where(cells["n_correct"] > 2, cells["n_trials"], 0)
+    for method in ("bayes", "gee"):
+        with pytest.raises(ValueError, match="every cell's trials agree"):
+            inf.pattern_difficulty(cells, scenarios, method=method)

@@ -192,6 +192,7 @@ def test_a_log_of_another_task_is_refused(parsed_log, tmp_path: Path) -> None:
     assert str(path) in str(err.value)
 
 
+@pytest.mark.slow
 def test_a_log_with_missing_samples_is_refused(parsed_log, tmp_path: Path) -> None:
     def drop(log) -> None:
         log.samples = [s for s in log.samples if s.id != SCENARIO_IDS[0]]
@@ -200,6 +201,7 @@ def test_a_log_with_missing_samples_is_refused(parsed_log, tmp_path: Path) -> No
         load_inspect_log(_altered(parsed_log, tmp_path, drop))
 
 
+@pytest.mark.slow
 def test_a_log_with_a_missing_epoch_is_refused(parsed_log, tmp_path: Path) -> None:
     def drop(log) -> None:
         log.samples = [s for s in log.samples if not (s.id == SCENARIO_IDS[1] and s.epoch == 2)]
@@ -208,6 +210,7 @@ def test_a_log_with_a_missing_epoch_is_refused(parsed_log, tmp_path: Path) -> No
         load_inspect_log(_altered(parsed_log, tmp_path, drop))
 
 
+@pytest.mark.slow
 def test_a_log_with_other_inputs_is_refused(parsed_log, tmp_path: Path) -> None:
     def edit(log) -> None:
         sample = next(s for s in log.samples if s.id == SCENARIO_IDS[2])
@@ -217,6 +220,7 @@ def test_a_log_with_other_inputs_is_refused(parsed_log, tmp_path: Path) -> None:
         load_inspect_log(_altered(parsed_log, tmp_path, edit))
 
 
+@pytest.mark.slow
 def test_an_unfinished_log_is_refused(parsed_log, tmp_path: Path) -> None:
     def cancel(log) -> None:
         log.status = "cancelled"
@@ -238,6 +242,7 @@ def test_a_truncated_log_is_refused(parsed_log, tmp_path: Path, fmt: str) -> Non
     assert str(cut) in str(err.value)
 
 
+@pytest.mark.slow
 def test_inspect_eval_on_the_command_line_runs_offline_and_partial_logs_are_refused(
     tmp_path: Path,
 ) -> None:

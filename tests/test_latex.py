@@ -88,6 +88,7 @@ def overfull(log: str) -> list[str]:
 
 
 @needs_pdflatex
+@pytest.mark.slow
 def test_long_and_wide_tables_compile_and_fit(tmp_path):
     wide = pd.DataFrame({f"column_{i}_with_a_long_name": [f"value-{i}-" * 3] for i in range(12)})
     long = pd.DataFrame(
@@ -109,6 +110,7 @@ def test_long_and_wide_tables_compile_and_fit(tmp_path):
 
 
 @needs_pdflatex
+@pytest.mark.slow
 def test_every_built_table_compiles_and_fits(built_paper, tmp_path):
     tables = sorted((built_paper / "tables").glob("*.tex"))
     tables = [t for t in tables if t.name != "numbers.tex"]

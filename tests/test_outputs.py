@@ -109,6 +109,7 @@ def test_a_notebook_alone_writes_to_scratch_not_paper():
     assert paths.PAPER_DIR not in out.root.parents
 
 
+@pytest.mark.slow
 def test_a_notebook_run_with_defaults_leaves_paper_alone(tmp_path):
     def snapshot() -> dict[str, int]:
         return {str(p): p.stat().st_mtime_ns for p in paths.PAPER_DIR.rglob("*")}
@@ -131,3 +132,23 @@ def test_a_notebook_run_with_defaults_leaves_paper_alone(tmp_path):
     assert result.returncode == 0, result.stderr[-2000:]
     assert snapshot() == before
     assert "scratch" in executed.read_text()
+
+
+def test_code_cells_that_show_nothing_fold_under_one_toggle(tmp_path):
+    from analysis.html_report import render_html
+
+    cells = [
+        nbformat.v4.new_markdown_cell("# Section"),
+        nbformat.v4.new_code_cell("a = 1"),
+        nbformat.v4.new_code_cell("b = 2"),
+        nbformat.v4.new_code_cell(
+            "print(a + b)", outputs=[nbformat.v4.new_output("stream", text="3\n")]
+        ),
+        nbformat.v4.new_code_cell("c = 3"),
+    ]
+    notebook = tmp_path / "01-x.ipynb"
+    nbformat.write(nbformat.v4.new_notebook(cells=cells), notebook)
+    page = render_html([notebook], tmp_path / "index.html", {}, ledger({})).read_text()
+    # a, b and the print fold together before the output; c folds alone after it
+    assert page.count('<details class="code">') == 2
+    assert page.index("b = 2") < page.index("print(a + b)") < page.index("3\n</pre>")

@@ -104,6 +104,7 @@ def _two_different_cells(doc: dict, model: str) -> tuple[dict, dict]:
     raise AssertionError("no two cells differ")
 
 
+@pytest.mark.slow
 def test_round_trip_through_the_build(built, paper):
     _, conditions, _ = built
     with (paper / "tables" / "table2-leaderboard.csv").open() as handle:
@@ -152,6 +153,7 @@ def test_round_trip_through_the_build(built, paper):
         )
 
 
+@pytest.mark.slow
 def test_table3_pools_every_published_condition(built, paper, scenarios):
     _, conditions, _ = built
     pattern = dict(

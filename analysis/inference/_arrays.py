@@ -1,4 +1,5 @@
-"""Cells as condition x scenario arrays, and seeded scenario-bootstrap weights."""
+"""Cells as condition x scenario arrays, seeded scenario-bootstrap weights, and the pieces
+every resampling method shares."""
 
 from __future__ import annotations
 
@@ -113,3 +114,24 @@ def percentile_interval(replicates: np.ndarray, axis: int = 0) -> tuple[np.ndarr
             return empty, empty
         low, high = np.nanpercentile(replicates, [2.5, 97.5], axis=axis)
     return low, high
+
+
+def accuracy_replicates(arrays: CellArrays, n_boot: int, seed: int) -> np.ndarray:
+    """(n_boot, conditions) mean-trial accuracy of each condition in each scenario
+    resample (one set of resamples shared by the conditions, so comparisons stay paired)."""
+    weights = scenario_weights(len(arrays.scenarios), n_boot, seed)
+    return ratio(weights @ arrays.n_correct.T, weights @ arrays.n_trials.T)
+
+
+def pair_rows(arrays: CellArrays, pairs: pd.DataFrame, source: str, rows: list, **labels):
+    """For each floor/high pair of ``source``: ``(row, floor index, high index)``, ``row``
+    the contrast's labels (``source``, ``contrast`` and ``labels``). A pair one of whose
+    conditions has no scored cell is appended to ``rows`` as such and not yielded."""
+    index = {c: i for i, c in enumerate(arrays.conditions)}
+    for pair in pairs.loc[pairs["source"] == source].itertuples(index=False):
+        setting = pair.floor.rpartition(" (")[2].rstrip(")")
+        row = {"source": source, "contrast": f"{pair.model}: high - {setting}", **labels}
+        if pair.floor not in index or pair.high not in index:
+            rows.append({**row, "n_clusters": 0, "n_unpaired": 0, "pairing": "no scored cells"})
+            continue
+        yield row, index[pair.floor], index[pair.high]

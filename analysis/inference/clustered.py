@@ -20,6 +20,7 @@ from analysis.breakdowns import ANCHOR, MIRROR
 from analysis.inference._arrays import (
     N_BOOT,
     SEED,
+    accuracy_replicates,
     by_source,
     cell_arrays,
     percentile_interval,
@@ -85,10 +86,9 @@ def clustered_accuracy(cells: pd.DataFrame, n_boot: int = N_BOOT, seed: int = SE
 
     Examples
     --------
-    >>> from analysis.inference.simulate import simulate_release
-    >>> from analysis.scoring import score_cells
-    >>> trials, scenarios, _ = simulate_release(n_models=1, n_scenarios=30, seed=2)
-    >>> out = clustered_accuracy(score_cells(trials, scenarios))
+    >>> from analysis.inference.simulate import simulated_cells
+    >>> cells, scenarios = simulated_cells(n_models=1, n_scenarios=30, seed=2)
+    >>> out = clustered_accuracy(cells)
     >>> out["condition"].tolist(), out["n_clusters"].tolist()
     (['sim-01 (high)', 'sim-01 (off)'], [30, 30])
     >>> bool((out.ci_high - out.ci_low > out.wilson_high - out.wilson_low).all())
@@ -97,9 +97,7 @@ def clustered_accuracy(cells: pd.DataFrame, n_boot: int = N_BOOT, seed: int = SE
     rows = []
     for offset, (source, part) in enumerate(by_source(cells)):
         arrays = cell_arrays(part)
-        weights = scenario_weights(len(arrays.scenarios), n_boot, seed + offset)
-        replicates = ratio(weights @ arrays.n_correct.T, weights @ arrays.n_trials.T)
-        low, high = percentile_interval(replicates)
+        low, high = percentile_interval(accuracy_replicates(arrays, n_boot, seed + offset))
         for j, condition in enumerate(arrays.conditions):
             k, n = arrays.n_correct[j].sum(), arrays.n_trials[j].sum()
             w_low, w_high = wilson_interval(k, n) if n else (np.nan, np.nan)
@@ -161,10 +159,9 @@ def gee_accuracy(cells: pd.DataFrame) -> pd.DataFrame:
 
     Examples
     --------
-    >>> from analysis.inference.simulate import simulate_release
-    >>> from analysis.scoring import score_cells
-    >>> trials, scenarios, _ = simulate_release(n_models=1, n_scenarios=30, seed=2)
-    >>> out = gee_accuracy(score_cells(trials, scenarios))
+    >>> from analysis.inference.simulate import simulated_cells
+    >>> cells, scenarios = simulated_cells(n_models=1, n_scenarios=30, seed=2)
+    >>> out = gee_accuracy(cells)
     >>> out["method"].iloc[0]
     'GEE binomial, exchangeable (robust)'
     """
@@ -208,16 +205,20 @@ def gee_accuracy(cells: pd.DataFrame) -> pd.DataFrame:
     return pd.DataFrame(rows).reindex(columns=[*columns, "n_clusters", "note"])
 
 
-def _per_scenario(cells: pd.DataFrame, scenarios: pd.DataFrame):
-    arrays = cell_arrays(cells)
+def _pooled(cells: pd.DataFrame, scenarios: pd.DataFrame, column: str, n_boot: int, seed: int):
+    """Per source: (source, cell arrays, each scenario's ``column`` label, scenario weights
+    resampled within those labels)."""
     meta = scenarios.assign(scenario_id=scenarios["scenario_id"].astype(str)).set_index(
         "scenario_id"
     )
-    missing = sorted(set(arrays.scenarios) - set(meta.index))
-    if missing:
-        raise ValueError(f"scenarios table lacks scenario id(s) {missing[:5]}")
-    meta = meta.loc[arrays.scenarios]
-    return arrays, meta
+    for offset, (source, part) in enumerate(by_source(cells)):
+        arrays = cell_arrays(part)
+        missing = sorted(set(arrays.scenarios) - set(meta.index))
+        if missing:
+            raise ValueError(f"scenarios table lacks scenario id(s) {missing[:5]}")
+        labels = meta.loc[arrays.scenarios, column].astype(str).to_numpy()
+        weights = scenario_weights(len(labels), n_boot, seed + offset, strata=labels)
+        yield source, arrays, labels, weights
 
 
 def pooled_pattern_accuracy(
@@ -229,18 +230,16 @@ def pooled_pattern_accuracy(
 
     Examples
     --------
-    >>> from analysis.inference.simulate import simulate_release
-    >>> from analysis.scoring import score_cells
-    >>> trials, scenarios, _ = simulate_release(n_models=2, n_scenarios=60, seed=3)
-    >>> out = pooled_pattern_accuracy(score_cells(trials, scenarios), scenarios)
+    >>> from analysis.inference.simulate import simulated_cells
+    >>> cells, scenarios = simulated_cells(n_models=2, n_scenarios=60, seed=3)
+    >>> out = pooled_pattern_accuracy(cells, scenarios)
     >>> int(out["n_clusters"].sum())
     60
     """
     rows = []
-    for offset, (source, part) in enumerate(by_source(cells)):
-        arrays, meta = _per_scenario(part, scenarios)
-        pattern = meta["boundary_pattern"].astype(str).to_numpy()
-        weights = scenario_weights(len(pattern), n_boot, seed + offset, strata=pattern)
+    for source, arrays, pattern, weights in _pooled(
+        cells, scenarios, "boundary_pattern", n_boot, seed
+    ):
         k, n = arrays.modal_correct.sum(0), arrays.scored.sum(0)
         for name in sorted(pd.unique(pattern)):
             member = pattern == name
@@ -272,18 +271,16 @@ def pooled_mirror_gap(
 
     Examples
     --------
-    >>> from analysis.inference.simulate import simulate_release
-    >>> from analysis.scoring import score_cells
-    >>> trials, scenarios, _ = simulate_release(n_models=2, n_scenarios=60, seed=3)
-    >>> out = pooled_mirror_gap(score_cells(trials, scenarios), scenarios)
+    >>> from analysis.inference.simulate import simulated_cells
+    >>> cells, scenarios = simulated_cells(n_models=2, n_scenarios=60, seed=3)
+    >>> out = pooled_mirror_gap(cells, scenarios)
     >>> out["quantity"].iloc[0]
     'mirror-vs-anchor gap (anchor - mirror)'
     """
     rows = []
-    for offset, (source, part) in enumerate(by_source(cells)):
-        arrays, meta = _per_scenario(part, scenarios)
-        pattern = meta["boundary_pattern"].astype(str).to_numpy()
-        weights = scenario_weights(len(pattern), n_boot, seed + offset, strata=pattern)
+    for source, arrays, pattern, weights in _pooled(
+        cells, scenarios, "boundary_pattern", n_boot, seed
+    ):
         k, n = arrays.modal_correct.sum(0), arrays.scored.sum(0)
         anchor, mirror = pattern == ANCHOR, pattern == MIRROR
         ka, na, km, nm = k[anchor].sum(), n[anchor].sum(), k[mirror].sum(), n[mirror].sum()
@@ -325,18 +322,15 @@ def pooled_direction_asymmetry(
 
     Examples
     --------
-    >>> from analysis.inference.simulate import simulate_release
-    >>> from analysis.scoring import score_cells
-    >>> trials, scenarios, _ = simulate_release(n_models=2, n_scenarios=60, seed=3)
-    >>> out = pooled_direction_asymmetry(score_cells(trials, scenarios), scenarios)
+    >>> from analysis.inference.simulate import simulated_cells
+    >>> cells, scenarios = simulated_cells(n_models=2, n_scenarios=60, seed=3)
+    >>> out = pooled_direction_asymmetry(cells, scenarios)
     >>> out["quantity"].tolist()
     ['over-refusal rate', 'under-refusal rate', 'over / under rate ratio']
     """
     rows = []
-    for offset, (source, part) in enumerate(by_source(cells)):
-        arrays, meta = _per_scenario(part, scenarios)
-        gate = meta["required_gate"].astype(str).to_numpy()
-        weights = scenario_weights(len(gate), n_boot, seed + offset, strata=gate)
+    pooled = _pooled(cells, scenarios, "required_gate", n_boot, seed)
+    for source, arrays, _, weights in pooled:
         over, proceed = arrays.over.sum(0), arrays.proceed.sum(0)
         under, hold = arrays.under.sum(0), arrays.hold.sum(0)
         over_rate = ratio(weights @ over, weights @ proceed)

@@ -8,11 +8,14 @@ import warnings
 import numpy as np
 import pandas as pd
 import statsmodels.api as sm
+from scipy import sparse
 from statsmodels.genmod.bayes_mixed_glm import BinomialBayesMixedGLM
 
 from analysis.inference.clustered import trial_rows
 
 REFERENCE_PATTERN = "calibration_control"
+#: Optimiser iterations of the mixed model's posterior mode (it converges in about 100).
+MAX_ITERATIONS = 2000
 
 
 def _design(cells: pd.DataFrame, scenarios: pd.DataFrame, reference: str) -> pd.DataFrame:
@@ -29,6 +32,26 @@ def _design(cells: pd.DataFrame, scenarios: pd.DataFrame, reference: str) -> pd.
     return data
 
 
+def _mixed_cells(cells: pd.DataFrame) -> bool:
+    """Whether some modal-scored cell has both correct and wrong trials."""
+    keep = cells.loc[cells["modal_scored"].to_numpy(dtype=bool)]
+    correct, trials = keep["n_correct"].to_numpy(), keep["n_trials"].to_numpy()
+    return bool(((correct > 0) & (correct < trials)).any())
+
+
+def _fixed_effects(data: pd.DataFrame, reference: str) -> tuple[np.ndarray, list[str]]:
+    """The design of ``correct ~ pattern + condition``: an intercept, one indicator per
+    pattern but ``reference``, and one per condition but the first (when there are
+    several), levels in sorted order; with the patterns, in column order."""
+    patterns = sorted(set(data["pattern"]) - {reference})
+    conditions = sorted(set(data["condition"]))[1:]
+    pattern, condition = data["pattern"].to_numpy(), data["condition"].to_numpy()
+    columns = [np.ones(len(data))]
+    columns += [pattern == name for name in patterns]
+    columns += [condition == name for name in conditions]
+    return np.column_stack(columns).astype("float64"), patterns
+
+
 def pattern_difficulty(
     cells: pd.DataFrame,
     scenarios: pd.DataFrame,
@@ -43,7 +66,9 @@ def pattern_difficulty(
     interval = mode +/- 1.96 sd on the log-odds scale; the variational fit's sds ignore the
     correlation with the random effects and come out far too narrow). ``method="gee"``: GEE
     with an exchangeable working correlation within scenarios (robust Wald interval), a
-    population-averaged odds ratio. One source at a time.
+    population-averaged odds ratio. One source at a time. ``ValueError`` when no cell has
+    both correct and wrong trials (deterministic verdicts such as the reference policies)
+    or when the mixed model's fit does not converge.
 
     Returns
     -------
@@ -53,58 +78,64 @@ def pattern_difficulty(
 
     Examples
     --------
-    >>> from analysis.inference.simulate import simulate_release
-    >>> from analysis.scoring import score_cells
-    >>> trials, scenarios, _ = simulate_release(n_models=2, n_scenarios=60, seed=5)
-    >>> out = pattern_difficulty(score_cells(trials, scenarios), scenarios, method="gee")
+    >>> from analysis.inference.simulate import simulated_cells
+    >>> cells, scenarios = simulated_cells(n_models=2, n_scenarios=60, seed=5)
+    >>> out = pattern_difficulty(cells, scenarios, method="gee")
     >>> "calibration_control" in set(out["pattern"])
     False
     """
     if cells["source"].astype(str).nunique() > 1:
         raise ValueError("pattern_difficulty: give one source's cells at a time")
     data = _design(cells, scenarios, reference)
-    formula = f"correct ~ C(pattern, Treatment({reference!r}))"
-    if data["condition"].nunique() > 1:
-        formula += " + C(condition)"
+    if not _mixed_cells(cells):
+        raise ValueError(
+            "every cell's trials agree (deterministic verdicts): a model of trial "
+            "correctness has nothing to fit within cells"
+        )
+    exog, patterns = _fixed_effects(data, reference)
+    endog = data["correct"].to_numpy(dtype="float64")
+    scenario = pd.Categorical(data["scenario_id"])
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         if method == "bayes":
-            model = BinomialBayesMixedGLM.from_formula(
-                formula, {"scenario": "0 + C(scenario_id)"}, data
+            exog_vc = sparse.csr_matrix(
+                (np.ones(len(data)), (np.arange(len(data)), scenario.codes)),
+                shape=(len(data), len(scenario.categories)),
             )
-            fit = model.fit_map()
-            sd = np.sqrt(np.diag(fit.cov_params()))[: model.k_fep]
-            names, mean = model.exog_names, fit.fe_mean
+            model = BinomialBayesMixedGLM(
+                endog, exog, exog_vc, np.zeros(exog_vc.shape[1], dtype=int), vcp_p=1, fe_p=2
+            )
+            fit = model.fit_map(minim_opts={"maxiter": MAX_ITERATIONS})
+            if not fit.optim_retvals.success:
+                raise ValueError(
+                    f"the mixed model's fit did not converge: {fit.optim_retvals.message}"
+                )
+            mean, sd = fit.fe_mean, np.sqrt(np.diag(fit.cov_params()))[: model.k_fep]
             label = "logistic mixed model, scenario random intercept (MAP, Laplace interval)"
         elif method == "gee":
-            model = sm.GEE.from_formula(
-                formula,
-                groups="scenario_id",
-                data=data,
+            fit = sm.GEE(
+                endog,
+                exog,
+                groups=scenario.codes,
                 family=sm.families.Binomial(),
                 cov_struct=sm.cov_struct.Exchangeable(),
-            )
-            fit = model.fit()
-            names, mean, sd = model.exog_names, fit.params.to_numpy(), fit.bse.to_numpy()
+            ).fit()
+            mean, sd = np.asarray(fit.params), np.asarray(fit.bse)
             label = "GEE logistic, exchangeable within scenario (robust)"
         else:
             raise ValueError(f"method must be 'bayes' or 'gee', not {method!r}")
-    prefix = f"C(pattern, Treatment({reference!r}))[T."
     clusters = data.groupby("pattern")["scenario_id"].nunique()
-    rows = []
-    for name, m, s in zip(names, mean, sd, strict=True):
-        if not name.startswith(prefix):
-            continue
-        pattern = name[len(prefix) : -1]
-        rows.append(
-            {
-                "pattern": pattern,
-                "estimate": float(np.exp(m)),
-                "ci_low": float(np.exp(m - 1.96 * s)),
-                "ci_high": float(np.exp(m + 1.96 * s)),
-                "n_clusters": int(clusters[pattern]),
-                "method": label,
-                "reference": reference,
-            }
-        )
+    k = len(patterns)
+    rows = [
+        {
+            "pattern": pattern,
+            "estimate": float(np.exp(m)),
+            "ci_low": float(np.exp(m - 1.96 * s)),
+            "ci_high": float(np.exp(m + 1.96 * s)),
+            "n_clusters": int(clusters[pattern]),
+            "method": label,
+            "reference": reference,
+        }
+        for pattern, m, s in zip(patterns, mean[1 : 1 + k], sd[1 : 1 + k], strict=True)
+    ]
     return pd.DataFrame(rows).sort_values("estimate", ignore_index=True)

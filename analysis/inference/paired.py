@@ -3,6 +3,8 @@ from published counts (labelled as ignoring pairing and clustering)."""
 
 from __future__ import annotations
 
+import functools
+
 import numpy as np
 import pandas as pd
 import pingouin as pg
@@ -15,6 +17,7 @@ from analysis.inference._arrays import (
     SEED,
     by_source,
     cell_arrays,
+    pair_rows,
     percentile_interval,
     ratio,
     scenario_weights,
@@ -91,10 +94,9 @@ def paired_accuracy_difference(
 
     Examples
     --------
-    >>> from analysis.inference.simulate import simulate_release
-    >>> from analysis.scoring import score_cells
-    >>> trials, scenarios, _ = simulate_release(n_models=1, n_scenarios=40, seed=1)
-    >>> out = paired_accuracy_difference(score_cells(trials, scenarios))
+    >>> from analysis.inference.simulate import simulated_cells
+    >>> cells, scenarios = simulated_cells(n_models=1, n_scenarios=40, seed=1)
+    >>> out = paired_accuracy_difference(cells)
     >>> out[["contrast", "n_clusters", "pairing"]].to_dict("records")
     [{'contrast': 'sim-01: high - off', 'n_clusters': 40, 'pairing': 'paired'}]
     >>> bool(out.ci_low.iloc[0] <= out.estimate.iloc[0] <= out.ci_high.iloc[0])
@@ -105,19 +107,10 @@ def paired_accuracy_difference(
     rows = []
     for source, part in by_source(cells):
         arrays = cell_arrays(part)
-        index = {c: i for i, c in enumerate(arrays.conditions)}
-        for pair in pairs.loc[pairs["source"] == source].itertuples(index=False):
-            row = {
-                "source": source,
-                "contrast": f"{pair.model}: high - {_setting(pair.floor)}",
-                "metric": "mean_trial_accuracy",
-                "test": "Wilcoxon signed-rank",
-                "method": PAIRED_BOOTSTRAP,
-            }
-            if pair.floor not in index or pair.high not in index:
-                rows.append({**row, "n_clusters": 0, "n_unpaired": 0, "pairing": "no scored cells"})
-                continue
-            lo, hi = index[pair.floor], index[pair.high]
+        labels = {"metric": "mean_trial_accuracy", "test": "Wilcoxon signed-rank"}
+        for row, lo, hi in pair_rows(
+            arrays, pairs, source, rows, **labels, method=PAIRED_BOOTSTRAP
+        ):
             both = (arrays.scored[lo] > 0) & (arrays.scored[hi] > 0)
             either = (arrays.scored[lo] > 0) | (arrays.scored[hi] > 0)
             floor = ratio(arrays.n_correct[lo, both], arrays.n_trials[lo, both])
@@ -142,10 +135,6 @@ def paired_accuracy_difference(
                 }
             )
     return _frame(rows)
-
-
-def _setting(condition: str) -> str:
-    return condition.rpartition(" (")[2].rstrip(")")
 
 
 def _wilcoxon(diff: np.ndarray) -> float:
@@ -236,10 +225,9 @@ def paired_binary_difference(
 
     Examples
     --------
-    >>> from analysis.inference.simulate import simulate_release
-    >>> from analysis.scoring import score_cells
-    >>> trials, scenarios, _ = simulate_release(n_models=1, n_scenarios=40, seed=1)
-    >>> out = paired_binary_difference(score_cells(trials, scenarios), "over_refusal")
+    >>> from analysis.inference.simulate import simulated_cells
+    >>> cells, scenarios = simulated_cells(n_models=1, n_scenarios=40, seed=1)
+    >>> out = paired_binary_difference(cells, "over_refusal")
     >>> out[["metric", "test"]].to_dict("records")
     [{'metric': 'over_refusal', 'test': 'exact McNemar'}]
     """
@@ -249,21 +237,10 @@ def paired_binary_difference(
     rows = []
     for source, part in by_source(cells):
         arrays = cell_arrays(part)
-        index = {c: i for i, c in enumerate(arrays.conditions)}
         eligible = arrays.decided if metric == "modal_accuracy" else arrays.proceed
         outcome = arrays.modal_correct if metric == "modal_accuracy" else arrays.over
-        for pair in pairs.loc[pairs["source"] == source].itertuples(index=False):
-            row = {
-                "source": source,
-                "contrast": f"{pair.model}: high - {_setting(pair.floor)}",
-                "metric": metric,
-                "test": "exact McNemar",
-                "method": NEWCOMBE_PAIRED,
-            }
-            if pair.floor not in index or pair.high not in index:
-                rows.append({**row, "n_clusters": 0, "n_unpaired": 0, "pairing": "no scored cells"})
-                continue
-            lo, hi = index[pair.floor], index[pair.high]
+        labels = {"metric": metric, "test": "exact McNemar", "method": NEWCOMBE_PAIRED}
+        for row, lo, hi in pair_rows(arrays, pairs, source, rows, **labels):
             both_ok = (eligible[lo] > 0) & (eligible[hi] > 0)
             either = (eligible[lo] > 0) | (eligible[hi] > 0)
             high = outcome[hi, both_ok] > 0
@@ -310,7 +287,8 @@ def unpaired_reasoning(conditions: pd.DataFrame) -> pd.DataFrame:
     Returns
     -------
     DataFrame
-        One row per (model, metric) for mean-trial accuracy and over-refusal.
+        One row per (model, metric) for mean-trial accuracy and over-refusal; ``model``
+        names the contrast's model.
 
     Examples
     --------
@@ -342,6 +320,7 @@ def unpaired_reasoning(conditions: pd.DataFrame) -> pd.DataFrame:
                 {
                     "source": "published",
                     "contrast": f"{r.model}: {r.reasoning_high} - {r.reasoning_floor}",
+                    "model": r.model,
                     "metric": metric,
                     "estimate": getattr(r, f"{metric}_diff"),
                     "ci_low": getattr(r, f"{metric}_diff_low"),
@@ -355,6 +334,15 @@ def unpaired_reasoning(conditions: pd.DataFrame) -> pd.DataFrame:
                 }
             )
     return _frame(rows)
+
+
+@functools.lru_cache(maxsize=64)
+def _paired_t_effect(n_pairs: int, alpha: float, power: float) -> float:
+    """The paired t-test's detectable standardised effect (statsmodels; solved once per
+    number of pairs, as every contrast of one release shares it)."""
+    from statsmodels.stats.power import TTestPower
+
+    return float(TTestPower().solve_power(nobs=n_pairs, alpha=alpha, power=power))
 
 
 def minimum_detectable_difference(
@@ -382,10 +370,7 @@ def minimum_detectable_difference(
     if n_pairs < 2:
         return np.nan
     if sd_diff is not None:
-        from statsmodels.stats.power import TTestPower
-
-        effect = TTestPower().solve_power(nobs=n_pairs, alpha=alpha, power=power)
-        return float(effect * sd_diff)
+        return _paired_t_effect(n_pairs, alpha, power) * float(sd_diff)
     if discordance is None or not discordance > 0:
         return np.nan
     z_a, z_b = stats.norm.ppf(1 - alpha / 2), stats.norm.ppf(power)

@@ -6,7 +6,14 @@ import numpy as np
 import pandas as pd
 from scipy.stats import rankdata
 
-from analysis.inference._arrays import N_BOOT, SEED, by_source, cell_arrays, ratio, scenario_weights
+from analysis.inference._arrays import (
+    N_BOOT,
+    SEED,
+    accuracy_replicates,
+    by_source,
+    cell_arrays,
+    ratio,
+)
 
 BY_SCENARIO = "scenario bootstrap of per-trial verdicts"
 BY_COUNTS = "parametric bootstrap from each condition's counts (trials independent; no clustering)"
@@ -38,18 +45,16 @@ def rank_uncertainty(cells: pd.DataFrame, n_boot: int = N_BOOT, seed: int = SEED
 
     Examples
     --------
-    >>> from analysis.inference.simulate import simulate_release
-    >>> from analysis.scoring import score_cells
-    >>> trials, scenarios, _ = simulate_release(n_models=3, n_scenarios=50, seed=4)
-    >>> out = rank_uncertainty(score_cells(trials, scenarios), n_boot=500)
+    >>> from analysis.inference.simulate import simulated_cells
+    >>> cells, scenarios = simulated_cells(n_models=3, n_scenarios=50, seed=4)
+    >>> out = rank_uncertainty(cells, n_boot=500)
     >>> round(float(out["p_first"].sum()), 6) >= 1.0
     True
     """
     frames = []
     for offset, (source, part) in enumerate(by_source(cells)):
         arrays = cell_arrays(part)
-        weights = scenario_weights(len(arrays.scenarios), n_boot, seed + offset)
-        replicates = ratio(weights @ arrays.n_correct.T, weights @ arrays.n_trials.T)
+        replicates = accuracy_replicates(arrays, n_boot, seed + offset)
         estimate = ratio(arrays.n_correct.sum(1), arrays.n_trials.sum(1))
         clusters = (arrays.scored > 0).sum(1)
         frames.append(

@@ -146,3 +146,18 @@ def simulate_release(
         }
     )
     return trials, scenarios, truth
+
+
+def simulated_cells(**settings) -> tuple[pd.DataFrame, pd.DataFrame]:
+    """(scored cells, scenarios) of :func:`simulate_release` ``(**settings)``, for examples.
+
+    Examples
+    --------
+    >>> cells, scenarios = simulated_cells(n_models=1, n_scenarios=10, seed=0)
+    >>> len(cells), len(scenarios)
+    (20, 10)
+    """
+    from analysis.scoring import score_cells
+
+    trials, scenarios, _ = simulate_release(**settings)
+    return score_cells(trials, scenarios), scenarios

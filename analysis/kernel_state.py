@@ -1,0 +1,82 @@
+"""The state a reused notebook kernel gives every notebook: as if the kernel had just started.
+
+The build imports the analysis stack once per kernel, calls :func:`snapshot`, and calls
+:func:`restore` before each notebook. ``restore`` empties the user namespace (execution
+counts start at 1 again), closes every figure, puts back matplotlib's rcParams, pandas' and
+numpy's options, the random states, warnings filters, environment, working directory and
+``sys.path``, and forgets every ``analysis`` module, so that the next notebook imports the
+package afresh (module-level state included) while pandas, matplotlib, statsmodels and the
+rest stay imported.
+"""
+
+from __future__ import annotations
+
+import gc
+import os
+import random
+import sys
+import warnings
+
+#: The name this module stays importable under once ``analysis`` is forgotten.
+ALIAS = "steerbench_kernel_state"
+#: The package whose modules every notebook imports afresh.
+PACKAGE = "analysis"
+
+_saved: dict = {}
+
+
+def _forget_package() -> None:
+    for name in [n for n in sys.modules if n == PACKAGE or n.startswith(PACKAGE + ".")]:
+        del sys.modules[name]
+
+
+def snapshot() -> None:
+    """Record the state :func:`restore` returns to (call once the stack is imported)."""
+    import matplotlib as mpl
+    import numpy as np
+
+    sys.modules[ALIAS] = sys.modules[__name__]
+    _forget_package()
+    _saved.update(
+        rc={key: value for key, value in mpl.rcParams.items() if key != "backend"},
+        numpy_errors=np.geterr(),
+        numpy_print=np.get_printoptions(),
+        numpy_random=np.random.get_state(),
+        random=random.getstate(),
+        warnings=list(warnings.filters),
+        environ=dict(os.environ),
+        cwd=os.getcwd(),
+        path=list(sys.path),
+    )
+
+
+def restore() -> None:
+    """Return the kernel to the recorded state (see the module docstring)."""
+    import matplotlib as mpl
+    import matplotlib.pyplot as plt
+    import numpy as np
+    import pandas as pd
+    from IPython import get_ipython
+
+    if not _saved:
+        raise RuntimeError("kernel state: restore() before snapshot()")
+    shell = get_ipython()
+    if shell is not None:
+        shell.reset(new_session=True)
+    plt.close("all")
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        mpl.rcParams.update(_saved["rc"])
+        pd.reset_option("all")
+    np.seterr(**_saved["numpy_errors"])
+    np.set_printoptions(**_saved["numpy_print"])
+    np.random.set_state(_saved["numpy_random"])
+    random.setstate(_saved["random"])
+    warnings.filters[:] = _saved["warnings"]
+    warnings._filters_mutated()  # type: ignore[attr-defined]  # drop cached decisions
+    os.environ.clear()
+    os.environ.update(_saved["environ"])
+    os.chdir(_saved["cwd"])
+    sys.path[:] = _saved["path"]
+    _forget_package()
+    gc.collect()

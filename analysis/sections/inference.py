@@ -1,0 +1,446 @@
+"""Section ``10-inference``: every inference method, on the published counts, on each source
+of per-trial verdicts present, and on a simulated release-sized input.
+
+The per-source parts write one set of tables and figures per source (their number depends
+on the verdicts found), so the functions here show and write through the section.
+"""
+
+from __future__ import annotations
+
+from fractions import Fraction
+from typing import TYPE_CHECKING
+
+import matplotlib.pyplot as plt
+import numpy as np
+import pandas as pd
+
+from analysis import inference as inf
+from analysis.breakdowns import POOL_OF
+from analysis.figures import PAIR
+from analysis.provenance import numbers_table, slug, value_number
+
+if TYPE_CHECKING:
+    from analysis.sections.opening import Section
+
+#: Where each source's numbers live (the simulated input records none).
+NAMESPACE = {
+    "published": "inference",
+    "reference-policy": "reference.inference",
+    "run": "runs.inference",
+}
+#: Columns of the unpaired table a reader does not need (constant or empty there).
+UNPAIRED_HIDDEN = ["source", "model", "n_clusters", "n_unpaired"]
+PAIRED_SHOWN = [
+    "contrast",
+    "metric",
+    "estimate",
+    "ci_low",
+    "ci_high",
+    "p",
+    "p_holm",
+    "p_bh",
+    "survives_holm",
+    "survives_bh",
+    "n_clusters",
+    "pairing",
+]
+MARKERS = "os^vDP*xh+"
+
+
+def points(value: float) -> Fraction:
+    """A fraction as exact percentage points."""
+    return Fraction(100 * float(value))
+
+
+def unpaired_contrasts(conditions: pd.DataFrame) -> pd.DataFrame:
+    """Reasoning high minus floor from the published counts
+    (:func:`analysis.inference.unpaired_reasoning`), adjusted within each metric."""
+    return inf.adjust_pvalues(inf.unpaired_reasoning(conditions), family="metric")
+
+
+def unpaired_table(unpaired: pd.DataFrame) -> pd.DataFrame:
+    """:func:`unpaired_contrasts` for a reader (constant and empty columns left out)."""
+    return unpaired.drop(columns=UNPAIRED_HIDDEN)
+
+
+def ranks_table(ranks: pd.DataFrame) -> pd.DataFrame:
+    """Rank uncertainty for a reader (the source and the empty cluster count left out)."""
+    return ranks.drop(columns=["source", "n_clusters"])
+
+
+def unpaired_numbers(unpaired: pd.DataFrame) -> pd.DataFrame:
+    """Per model and metric of :func:`analysis.inference.unpaired_reasoning` (after
+    :func:`~analysis.inference.adjust_pvalues`): the difference and its 95% bounds in points;
+    then how many contrasts were tested, how many intervals exclude zero, and how many
+    survive Holm and Benjamini-Hochberg within their metric."""
+    note = "high minus floor, published counts, unpaired (ignores pairing and clustering)"
+    rows = []
+    for row in unpaired.itertuples():
+        base = f"inference.reasoning.{slug(row.model)}.{row.metric}"
+        rows += [
+            value_number(f"{base}.unpaired_diff", points(row.estimate), note, unit="points"),
+            value_number(
+                f"{base}.unpaired_ci_low",
+                points(row.ci_low),
+                f"95% lower bound, {note}",
+                unit="points",
+            ),
+            value_number(
+                f"{base}.unpaired_ci_high",
+                points(row.ci_high),
+                f"95% upper bound, {note}",
+                unit="points",
+            ),
+        ]
+    family = unpaired.dropna(subset=["p"])
+    excluding = int(((family.ci_low > 0) | (family.ci_high < 0)).sum())
+    rows += [
+        value_number(
+            "inference.reasoning.unpaired.n_tests",
+            len(family),
+            "reasoning contrasts tested from published counts (both metrics)",
+            unit="tests",
+            digits=None,
+        ),
+        value_number(
+            "inference.reasoning.unpaired.n_excluding_zero",
+            excluding,
+            "unpaired 95% intervals excluding zero, unadjusted",
+            unit="intervals",
+            digits=None,
+        ),
+        value_number(
+            "inference.reasoning.unpaired.n_survive_holm",
+            int(family.survives_holm.sum()),
+            "contrasts significant after Holm within their metric",
+            unit="contrasts",
+            digits=None,
+        ),
+        value_number(
+            "inference.reasoning.unpaired.n_survive_bh",
+            int(family.survives_bh.sum()),
+            "contrasts significant after Benjamini-Hochberg within their metric",
+            unit="contrasts",
+            digits=None,
+        ),
+    ]
+    return numbers_table(rows)
+
+
+def unpaired_summary(unpaired: pd.DataFrame) -> str:
+    """How many unadjusted intervals exclude zero against how many would by chance, and how
+    many contrasts survive each adjustment."""
+    family = unpaired.dropna(subset=["p"])
+    excluding = int(((family.ci_low > 0) | (family.ci_high < 0)).sum())
+    return (
+        f"{excluding} of {len(family)} unadjusted intervals exclude zero (about "
+        f"{0.05 * len(family):.1f} would by chance); {int(family.survives_holm.sum())} survive "
+        f"Holm, {int(family.survives_bh.sum())} survive Benjamini-Hochberg."
+    )
+
+
+def published_rank_numbers(ranks: pd.DataFrame) -> pd.DataFrame:
+    """P(first) and the 95% rank interval of each condition of
+    :func:`analysis.inference.rank_uncertainty_from_counts`."""
+    note = "parametric bootstrap from published counts (trials independent)"
+    rows = []
+    for row in ranks.itertuples():
+        base = f"inference.rank.{slug(row.condition)}"
+        rows += [
+            value_number(
+                f"{base}.p_first",
+                Fraction(row.p_first),
+                f"probability of ranking first, {note}",
+                unit="probability",
+                digits=3,
+            ),
+            value_number(
+                f"{base}.rank_low",
+                int(row.rank_low),
+                f"rank 95% interval, lower end, {note}",
+                unit="rank",
+                digits=None,
+            ),
+            value_number(
+                f"{base}.rank_high",
+                int(row.rank_high),
+                f"rank 95% interval, upper end, {note}",
+                unit="rank",
+                digits=None,
+            ),
+        ]
+    return numbers_table(rows)
+
+
+def rank_figure(ranks: pd.DataFrame, title: str) -> plt.Figure:
+    """Each condition's rank with its 95% bootstrap interval, best at the top."""
+    order = ranks.sort_values("rank", ascending=False).reset_index(drop=True)
+    fig, ax = plt.subplots(figsize=(7, 0.22 * len(order) + 1.5))
+    ax.hlines(order.index, order.rank_low, order.rank_high, color=PAIR[1], lw=3)
+    ax.plot(order["rank"], order.index, "o", color=PAIR[0])
+    ax.set_yticks(list(order.index), order.condition, fontsize=7)
+    ax.set(xlabel="rank (95% bootstrap interval)", title=title)
+    ax.invert_xaxis()
+    fig.tight_layout()
+    return fig
+
+
+def pass_k_figure(passk: pd.DataFrame, title: str) -> plt.Figure:
+    """pass^k against k, one line per condition (a legend up to 12 conditions)."""
+    fig, ax = plt.subplots(figsize=(6, 4))
+    for i, (condition, part) in enumerate(passk.groupby("condition", sort=True)):
+        shade = str(0.1 + 0.6 * (i % 5) / 4)
+        ax.plot(
+            part.k,
+            100 * part.estimate,
+            marker=MARKERS[i % len(MARKERS)],
+            color=shade,
+            lw=1,
+            ms=4,
+            label=condition,
+        )
+    ax.set(xlabel="k", ylabel="pass^k (%)", title=title, xticks=sorted(passk.k.unique()))
+    if passk.condition.nunique() <= 12:
+        ax.legend(fontsize=6)
+    fig.tight_layout()
+    return fig
+
+
+def per_trial_numbers(accuracy: pd.DataFrame, passk: pd.DataFrame, namespace: str) -> pd.DataFrame:
+    """Under ``namespace``: each condition's mean trial accuracy with its cluster-bootstrap
+    and Wilson bounds and design effect (``accuracy``: clustered and GEE beside), and its
+    pass^k for every k."""
+    rows = []
+    for row in accuracy.itertuples():
+        base = f"{namespace}.accuracy.{slug(row.condition)}"
+        note = f"mean trial accuracy of {row.condition} ({row.source})"
+        rows.append(value_number(f"{base}.estimate", points(row.estimate), note, unit="%"))
+        for name, value, what in (
+            ("cluster_ci_low", row.ci_low, "cluster-bootstrap 95% lower"),
+            ("cluster_ci_high", row.ci_high, "cluster-bootstrap 95% upper"),
+            ("wilson_low", row.wilson_low, "Wilson 95% lower"),
+            ("wilson_high", row.wilson_high, "Wilson 95% upper"),
+        ):
+            if pd.notna(value):
+                rows.append(
+                    value_number(f"{base}.{name}", points(value), f"{what}, {note}", unit="%")
+                )
+        if pd.notna(row.design_effect):
+            rows.append(
+                value_number(
+                    f"{base}.design_effect",
+                    Fraction(row.design_effect),
+                    f"design effect 1 + (m - 1) ICC, {note}",
+                    unit="ratio",
+                    digits=2,
+                )
+            )
+    rows += [
+        value_number(
+            f"{namespace}.pass_k.{slug(row.condition)}.k{row.k}",
+            points(row.estimate),
+            f"pass^{row.k} of {row.condition} ({row.source})",
+            unit="%",
+        )
+        for row in passk.itertuples()
+        if pd.notna(row.estimate)
+    ]
+    return numbers_table(rows)
+
+
+def pass_k_checks(passk: pd.DataFrame, accuracy: pd.DataFrame, cells: pd.DataFrame) -> str:
+    """Two lines: whether pass^1 equals mean trial accuracy, and pass^n pass5."""
+    k_top = int(passk.k.max()) if len(passk) else 0
+    first = passk[passk.k == 1].merge(
+        accuracy[["source", "condition", "estimate"]],
+        on=["source", "condition"],
+        suffixes=("", "_mean_trial"),
+    )
+    decided = cells[cells.modal_scored.to_numpy(dtype=bool)]
+    pass_all = (
+        decided.groupby(["source", "condition"], observed=True)["pass_all"]
+        .mean()
+        .rename("pass5")
+        .reset_index()
+    )
+    pass_all[["source", "condition"]] = pass_all[["source", "condition"]].astype(str)
+    last = passk[passk.k == k_top].merge(pass_all, on=["source", "condition"])
+    return (
+        f"pass^1 equals mean trial accuracy: "
+        f"{bool(np.allclose(first.estimate, first.estimate_mean_trial))}\n"
+        f"pass^{k_top} equals pass5 (every trial correct): "
+        f"{bool(np.allclose(last.estimate, last.pass5))}"
+    )
+
+
+def _paired_contrasts(section: Section, cells: pd.DataFrame, tag: str) -> None:
+    pairs = inf.reasoning_pairs_of(cells)
+    if pairs.empty:
+        print("No model with both a floor and a high condition here: no paired contrast.")
+        return
+    paired = pd.concat(
+        [
+            inf.paired_accuracy_difference(cells, pairs),
+            inf.paired_binary_difference(cells, "modal_accuracy", pairs),
+            inf.paired_binary_difference(cells, "over_refusal", pairs),
+        ],
+        ignore_index=True,
+    )
+    paired = inf.adjust_pvalues(paired, family="metric")
+    section.table(
+        paired[PAIRED_SHOWN],
+        f"inference-{tag}-reasoning-paired",
+        "Reasoning high minus floor paired by scenario: bootstrap + Wilcoxon (mean trial "
+        "accuracy); exact McNemar + Newcombe paired interval (modal accuracy, "
+        "over-refusal); Holm and Benjamini-Hochberg within each metric.",
+        show_rows=40,
+    )
+    section.table(
+        inf.power_table(paired),
+        f"inference-{tag}-power",
+        "Minimum detectable paired difference (80% power, two-sided alpha .05) at the "
+        "number of paired scenarios, given the observed discordance or spread.",
+        show_rows=40,
+    )
+
+
+def per_trial_inference(
+    section: Section,
+    cells: pd.DataFrame,
+    scenarios: pd.DataFrame,
+    tag: str,
+    namespace: str | None,
+    *,
+    difficulty_method: str = "bayes",
+    pools: pd.DataFrame | None = None,
+) -> None:
+    """Run, show and write every per-trial method on ``cells`` (tables and figures named
+    ``inference-<tag>-...``); record numbers under ``namespace`` (None: none). Pooled
+    quantities run on ``pools`` (default ``cells``), whose ``source`` names the pools."""
+    pools = cells if pools is None else pools.assign(source=pools["source"].astype(str))
+    clustered = inf.clustered_accuracy(cells)
+    gee = inf.gee_accuracy(cells)[["source", "condition", "ci_low", "ci_high", "icc", "note"]]
+    accuracy = clustered.merge(gee, on=["source", "condition"], suffixes=("", "_gee"))
+    estimand = clustered.estimand.iloc[0] if len(clustered) else ""
+    section.table(
+        accuracy.drop(columns=["estimand"]),
+        f"inference-{tag}-clustered-accuracy",
+        "Mean trial accuracy per condition: scenario-cluster bootstrap and GEE (exchangeable) "
+        "95% intervals beside the Wilson interval on trials; ICC and design effect. "
+        f"Estimand: {estimand}.",
+        show_rows=40,
+    )
+
+    passk = inf.pass_hat_k(cells)
+    section.table(
+        passk,
+        f"inference-{tag}-pass-k",
+        "pass^k: mean over cells of C(c,k)/C(n,k); filtered cells left out, null trials wrong. "
+        "pass^1 is mean trial accuracy and pass^5 is pass5.",
+        show_rows=40,
+    )
+    print(pass_k_checks(passk, clustered, cells))
+    section.figure(
+        pass_k_figure(passk, f"pass^k ({tag})"),
+        f"inference-{tag}-pass-k",
+        f"pass^k against k per condition ({tag} verdicts).",
+    )
+
+    ranks = inf.rank_uncertainty(cells)
+    section.table(
+        ranks,
+        f"inference-{tag}-ranks",
+        "Rank by mean trial accuracy: scenario bootstrap 95% rank intervals and P(first).",
+        show_rows=40,
+    )
+    section.figure(
+        rank_figure(ranks, f"Rank uncertainty ({tag}), scenario bootstrap"),
+        f"inference-{tag}-ranks",
+        f"Rank by mean trial accuracy with scenario-bootstrap 95% rank intervals ({tag} verdicts).",
+    )
+
+    pooled = pd.concat(
+        [
+            inf.pooled_pattern_accuracy(pools, scenarios),
+            inf.pooled_mirror_gap(pools, scenarios),
+            inf.pooled_direction_asymmetry(pools, scenarios),
+        ],
+        ignore_index=True,
+    )
+    section.table(
+        pooled.drop(columns=["method", "note"]),
+        f"inference-{tag}-pooled",
+        "Pooled quantities (Table 3 per pattern, mirror-vs-anchor gap, headline asymmetry): "
+        "scenario-cluster bootstrap (percentile; scenarios resampled within pattern, or "
+        "within required gate for the gap and the asymmetry) beside the release's interval "
+        "on cells (for the gap: Newcombe's unpaired interval, which ignores clustering).",
+        show_rows=40,
+    )
+
+    try:
+        difficulty = inf.pattern_difficulty(cells, scenarios, method=difficulty_method)
+    except (ValueError, np.linalg.LinAlgError) as error:
+        print(f"Pattern difficulty not estimable here: {error}")
+    else:
+        section.table(
+            difficulty,
+            f"inference-{tag}-pattern-difficulty",
+            "Odds ratio of a correct trial against calibration_control, adjusted for "
+            f"condition, scenarios as clusters ({difficulty.method.iloc[0]}).",
+            show_rows=40,
+        )
+
+    _paired_contrasts(section, cells, tag)
+    if namespace is not None:
+        section.record(per_trial_numbers(accuracy, passk, namespace))
+
+
+def by_source(cells: pd.DataFrame):
+    """(source, cells of that source) for each verdict source (``published``,
+    ``reference-policy``, ``run``), before pooling; conditions are compared within a source."""
+    origin = cells[POOL_OF] if POOL_OF in cells.columns else cells["source"]
+    origin = origin.astype(str)
+    for source in sorted(origin.unique()):
+        yield source, cells[origin == source]
+
+
+def per_trial_by_source(section: Section) -> None:
+    """:func:`per_trial_inference` on each source of per-trial verdicts, numbers under the
+    source's namespace; pooled quantities keep the loader's pools."""
+    for source, part in by_source(section.cells):
+        print(
+            f"### {source}: {part.condition.nunique()} condition(s), "
+            f"{part.scenario_id.nunique()} scenario(s)"
+        )
+        per_trial_inference(
+            section,
+            part.assign(source=source),
+            section.scenarios,
+            slug(source),
+            NAMESPACE.get(source),
+            pools=part,
+        )
+
+
+def simulated_inference(section: Section, n_models: int = 15) -> str:
+    """Every per-trial method on a simulated release (``n_models`` models at two settings,
+    the release's number of scenarios, known truth); no number recorded. Returns how often
+    the truth falls inside the cluster-bootstrap and the Wilson intervals."""
+    from analysis.scoring import score_cells
+
+    trials, scenarios, truth = inf.simulate_release(
+        n_models=n_models, n_scenarios=len(section.scenarios), seed=inf.SEED
+    )
+    cells = score_cells(trials, scenarios)
+    # GEE here: the mixed model's fit at this size takes about 10 s (it runs on the real
+    # sources).
+    per_trial_inference(section, cells, scenarios, "simulated", None, difficulty_method="gee")
+    checked = inf.clustered_accuracy(cells).merge(truth, on="condition")
+    true = checked.true_accuracy
+    covered = int(((checked.ci_low <= true) & (true <= checked.ci_high)).sum())
+    wilson = int(((checked.wilson_low <= true) & (true <= checked.wilson_high)).sum())
+    return (
+        f"Simulated truth inside the cluster-bootstrap interval for {covered} of "
+        f"{len(checked)} conditions; inside the Wilson interval for {wilson}. "
+        "Coverage over many replications: benchmarks/bench_coverage.py (README)."
+    )

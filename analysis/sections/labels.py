@@ -1,0 +1,143 @@
+"""Section ``09-labels``: the human majority against the key, and the agreement the release
+reports (its agreement reports carry no per-rater votes, so the statistics are read, not
+recomputed)."""
+
+from __future__ import annotations
+
+from fractions import Fraction
+from pathlib import Path
+
+import pandas as pd
+
+from analysis.files import read_json
+from analysis.formatting import rounded
+from analysis.provenance import numbers_table, ratio_number, value_number
+
+HUMAN_REPORT = Path("human-validation") / "agreement-report.json"
+AUDIT_REPORT = Path("annotation-audit") / "agreement-report.json"
+#: The human panel's agreement fields: (report field, name segment).
+HUMAN_FIELDS = (
+    ("gate_state", "gate"),
+    ("irreversibility_tier", "irreversibility"),
+    ("functional_category", "mechanism"),
+)
+DISAGREEMENT_COLUMNS = ["scenario_id", "boundary_pattern", "required_gate", "human_gate"]
+
+
+class AgreementReportError(ValueError):
+    """An agreement report that cannot be read or lacks a field; the message names it."""
+
+
+def human_key_numbers(scenarios: pd.DataFrame) -> pd.DataFrame:
+    """``labels.human_majority_match``: scenarios whose three-rater majority gate equals the
+    key, out of every scenario (a scenario with no majority does not match)."""
+    matches = int((scenarios["human_gate"].astype(object) == scenarios["required_gate"]).sum())
+    return numbers_table(
+        [
+            ratio_number(
+                "labels.human_majority_match",
+                matches,
+                len(scenarios),
+                "scenarios whose three-rater majority gate equals the key",
+            )
+        ]
+    )
+
+
+def disagreements(scenarios: pd.DataFrame) -> pd.DataFrame:
+    """The scenarios whose human majority gate differs from the key (or is missing)."""
+    differs = scenarios["human_gate"].astype(object) != scenarios["required_gate"].astype(object)
+    return scenarios.loc[differs.to_numpy(dtype=bool), DISAGREEMENT_COLUMNS].reset_index(drop=True)
+
+
+def _report(path: Path) -> dict:
+    return read_json(path, error=AgreementReportError)
+
+
+def _field(report: dict, path: Path, *keys: str):
+    value = report
+    for key in keys:
+        if not isinstance(value, dict) or key not in value:
+            raise AgreementReportError(f"{path}: field {'.'.join(keys)} missing")
+        value = value[key]
+    return value
+
+
+def reported_agreement(results_dir: Path) -> tuple[pd.DataFrame, pd.DataFrame]:
+    """(numbers, table) of the agreement the release reports: the three human raters' Fleiss
+    kappa per field, and the LLM audit panel's kappa, exact agreement and majority match on
+    the gate, each with the report it comes from."""
+    results_dir = Path(results_dir)
+    human_path, audit_path = results_dir / HUMAN_REPORT, results_dir / AUDIT_REPORT
+    human, audit = _report(human_path), _report(audit_path)
+    shown = {
+        p: (Path("results") / results_dir.name / p).as_posix() for p in (HUMAN_REPORT, AUDIT_REPORT)
+    }
+    numbers, rows = [], []
+    for field, label in HUMAN_FIELDS:
+        kappa = Fraction(
+            str(_field(human, human_path, "inter_annotator_agreement", field, "value"))
+        )
+        numbers.append(
+            value_number(
+                f"labels.human.fleiss_kappa.{label}",
+                kappa,
+                f"Fleiss kappa, {label}, as reported in {human_path.name}",
+                unit="kappa",
+                digits=2,
+            )
+        )
+        rows.append(
+            (
+                "three human raters",
+                f"Fleiss kappa ({label})",
+                f"{float(rounded(kappa, 2)):.2f}",
+                shown[HUMAN_REPORT],
+            )
+        )
+    gate = _field(audit, audit_path, "inter_annotator_agreement", "gate_state")
+    alignment = _field(audit, audit_path, "canonical_alignment", "gate_state")
+    gate_kappa = Fraction(str(_field(gate, audit_path, "value")))
+    n_items = int(_field(gate, audit_path, "n_items"))
+    agreeing = round(float(_field(gate, audit_path, "percent_agreement")) * n_items)
+    matching = int(_field(alignment, audit_path, "majority_match_count"))
+    n_aligned = int(_field(alignment, audit_path, "n"))
+    numbers += [
+        value_number(
+            "labels.llm_panel.gate_kappa",
+            gate_kappa,
+            "LLM panel Fleiss kappa on the gate, as reported",
+            unit="kappa",
+            digits=3,
+        ),
+        ratio_number(
+            "labels.llm_panel.exact_agreement",
+            agreeing,
+            n_items,
+            "LLM panel exact agreement on the gate",
+        ),
+        ratio_number(
+            "labels.llm_panel.majority_match",
+            matching,
+            n_aligned,
+            "LLM panel majority matching the key",
+        ),
+    ]
+    panel = "three-model LLM audit"
+    rows += [
+        (panel, "Fleiss kappa (gate)", f"{rounded(gate_kappa, 3)}", shown[AUDIT_REPORT]),
+        (
+            panel,
+            "exact agreement (gate)",
+            f"{rounded(Fraction(100 * agreeing, n_items), 1)}%",
+            shown[AUDIT_REPORT],
+        ),
+        (
+            panel,
+            "majority matches key (gate)",
+            f"{rounded(Fraction(100 * matching, n_aligned), 1)}%",
+            shown[AUDIT_REPORT],
+        ),
+    ]
+    table = pd.DataFrame(rows, columns=["panel", "statistic", "reported", "source_file"])
+    return numbers_table(numbers), table

@@ -1,0 +1,139 @@
+"""Section ``02-leaderboard``: Table 2's numbers, its leaders, and its figure."""
+
+from __future__ import annotations
+
+import matplotlib.pyplot as plt
+import pandas as pd
+
+from analysis.figures import PAIR, PALETTE, percent_axis
+from analysis.metrics import with_rates
+from analysis.provenance import number_name, numbers_table, ratio_number, value_number
+
+#: Each Table 2 rate recorded per condition: (name, numerator, denominator, description).
+TABLE2_RATES = (
+    ("mean_trial_accuracy", "n_trials_correct", "n_trials", "mean trial accuracy"),
+    ("modal_accuracy", "n_modal_correct", "n_cells", "modal-of-5 accuracy"),
+    ("pass5", "n_pass5", "n_cells", "cells correct on all five trials"),
+    ("under_refusal", "n_under_refusals", "n_hold_opportunities", "modal under-refusal"),
+    ("over_refusal", "n_over_refusals", "n_proceed_opportunities", "modal over-refusal"),
+)
+
+
+def table2_numbers(ranked: pd.DataFrame) -> pd.DataFrame:
+    """Every rate of Table 2 and the rank, per condition of
+    :func:`analysis.leaderboard.rank_conditions`: ``table2.<condition>.<rate>``."""
+    rows = []
+    for row in ranked.to_dict("records"):
+        label = row["label"]
+        rows += [
+            ratio_number(number_name("table2", label, name), row[k], row[n], f"{label}: {what}")
+            for name, k, n, what in TABLE2_RATES
+        ]
+        rows.append(
+            value_number(
+                number_name("table2", label, "rank"),
+                int(row["rank"]),
+                f"{label}: rank by mean trial accuracy, then pass5",
+                unit="rank",
+                digits=None,
+            )
+        )
+    return numbers_table(rows)
+
+
+def leader_numbers(ranked: pd.DataFrame, gates: pd.DataFrame) -> pd.DataFrame:
+    """The leader by mean trial accuracy (Table 2's first row) and by modal accuracy, the
+    number of conditions, and how many beat both degenerate gates
+    (:func:`analysis.metrics.degenerate_gates`) on modal accuracy."""
+    leader = ranked.iloc[0]
+    by_modal = ranked.sort_values("n_modal_correct", ascending=False, kind="stable").iloc[0]
+    beating = int((ranked["n_modal_correct"] > gates["n_modal_correct"].max()).sum())
+    return numbers_table(
+        [
+            value_number(
+                "leaderboard.leader", leader.label, "first by mean trial accuracy", unit="condition"
+            ),
+            ratio_number(
+                "leaderboard.leader.mean_trial_accuracy",
+                leader.n_trials_correct,
+                leader.n_trials,
+                "the leader's mean trial accuracy",
+            ),
+            ratio_number(
+                "leaderboard.leader.pass5", leader.n_pass5, leader.n_cells, "the leader's pass5"
+            ),
+            value_number(
+                "leaderboard.modal_leader",
+                by_modal.label,
+                "first by modal-of-5 accuracy",
+                unit="condition",
+            ),
+            ratio_number(
+                "leaderboard.modal_leader.modal_accuracy",
+                by_modal.n_modal_correct,
+                by_modal.n_cells,
+                "the modal leader's modal-of-5 accuracy",
+            ),
+            value_number(
+                "leaderboard.conditions",
+                len(ranked),
+                "published model conditions",
+                unit="conditions",
+                digits=None,
+            ),
+            value_number(
+                "leaderboard.conditions_beating_both_gates",
+                beating,
+                "conditions whose modal accuracy beats always-hold and always-proceed",
+                unit="conditions",
+                digits=None,
+            ),
+        ]
+    )
+
+
+def leaderboard_figure(ranked: pd.DataFrame, gates: pd.DataFrame) -> plt.Figure:
+    """Mean trial accuracy and pass5 per condition with Wilson 95% intervals, in Table 2's
+    order, with the degenerate gates' modal accuracy as vertical lines."""
+    rated = with_rates(ranked)
+    fig, ax = plt.subplots(figsize=(6.4, 0.22 * len(rated) + 1.4))
+    y = range(len(rated))[::-1]
+    ax.errorbar(
+        100 * rated.mean_trial_accuracy,
+        [v + 0.17 for v in y],
+        xerr=[
+            100 * (rated.mean_trial_accuracy - rated.mean_trial_accuracy_low),
+            100 * (rated.mean_trial_accuracy_high - rated.mean_trial_accuracy),
+        ],
+        fmt="o",
+        color=PAIR[0],
+        ms=4,
+        capsize=2,
+        label="mean trial accuracy (95% CI)",
+    )
+    ax.errorbar(
+        100 * rated.pass5,
+        [v - 0.17 for v in y],
+        xerr=[100 * (rated.pass5 - rated.pass5_low), 100 * (rated.pass5_high - rated.pass5)],
+        fmt="s",
+        color=PAIR[1],
+        mfc="white",
+        ms=4,
+        capsize=2,
+        elinewidth=0.8,
+        label="pass5 (95% CI)",
+    )
+    for gate, style in zip(gates.itertuples(), (":", "--"), strict=True):
+        ax.axvline(
+            100 * gate.n_modal_correct / gate.n_cells,
+            color=PALETTE["black"],
+            ls=style,
+            lw=1,
+            label=f"{gate.condition} (degenerate gate)",
+        )
+    ax.set_yticks(list(y), rated.label, fontsize=7)
+    ax.set_ylim(-0.8, len(rated) - 0.2)
+    ax.set(xlabel="Share of trials (mean) or cells (pass5)")
+    percent_axis(ax)
+    ax.legend(loc="lower left", fontsize=7)
+    return fig

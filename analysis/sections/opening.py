@@ -1,0 +1,201 @@
+"""Opening a notebook section: its inputs, its output writer and its recorded numbers.
+
+Every notebook starts with :func:`open_section`, given its papermill parameters. What a
+section reads is declared once here (:data:`READS`): the scenario table always, the
+published conditions (``leaderboard.json``, after the leaderboard cross-check), the
+per-trial verdicts (cross-checked, scored into cells and pooled), and release files the
+section reads itself. The files read become the inputs whose sha256 each recorded number
+carries.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import matplotlib.pyplot as plt
+import pandas as pd
+
+from analysis import paths
+from analysis.claims import compare
+from analysis.outputs import Output, show, stand_in_caption, stand_in_title
+from analysis.provenance import NumberBook
+from analysis.scenarios import load_scenarios
+
+VerdictPaths = str | os.PathLike[str] | Sequence[str | os.PathLike[str]] | None
+
+
+@dataclass(frozen=True)
+class Reads:
+    """What a section reads beside the scenario table."""
+
+    #: The published conditions (``leaderboard.json`` and the release manifest).
+    conditions: bool = False
+    #: The per-trial verdicts, scored into cells.
+    verdicts: bool = False
+    #: Other files of the release's results folder the section reads itself.
+    results_files: tuple[str, ...] = ()
+
+
+#: Agreement reports and gold labels that the label-provenance section reads.
+LABEL_FILES = (
+    "human-validation/gold-labels.json",
+    "human-validation/agreement-report.json",
+    "annotation-audit/agreement-report.json",
+)
+
+#: What each notebook section reads.
+READS: dict[str, Reads] = {
+    "01-corpus": Reads(),
+    "02-leaderboard": Reads(conditions=True),
+    "03-direction": Reads(conditions=True),
+    "04-reasoning": Reads(conditions=True),
+    "05-patterns": Reads(verdicts=True),
+    "06-mirrors": Reads(verdicts=True),
+    "07-stability": Reads(conditions=True, verdicts=True),
+    "08-sensitivity": Reads(verdicts=True),
+    "09-labels": Reads(results_files=LABEL_FILES),
+    "10-inference": Reads(conditions=True, verdicts=True),
+}
+
+
+@dataclass(frozen=True)
+class Locations:
+    """Where a section's inputs are: the scenario files, the runs, the release's results."""
+
+    scenarios: Path
+    runs: Path
+    results: Path
+
+    @classmethod
+    def of(cls, data_dir: str | os.PathLike[str] | None = None) -> Locations:
+        """The locations under ``data_dir`` (None: the project's data folder)."""
+        return cls(
+            scenarios=paths.scenarios_dir(data_dir),
+            runs=paths.runs_dir(data_dir),
+            results=paths.results_dir(data_dir),
+        )
+
+
+@dataclass
+class Section:
+    """One notebook section's inputs and where it writes (:func:`open_section`)."""
+
+    name: str
+    out: Output
+    scenarios: pd.DataFrame
+    locations: Locations
+    #: The published conditions as counts (``leaderboard.json``), when the section reads them.
+    conditions: pd.DataFrame | None = None
+    #: Per-trial verdicts (one row per trial) and their pooled cells, when the section reads them.
+    trials: pd.DataFrame | None = None
+    cells: pd.DataFrame | None = None
+    inputs: list[Path] = field(default_factory=list)
+
+    @property
+    def numbers(self) -> NumberBook:
+        """The numbers this section records."""
+        return self.out.numbers
+
+    @property
+    def sources(self) -> list[str]:
+        """The pools of the per-trial cells (``published``, ``reference-policy: ...``)."""
+        if self.cells is None:
+            return []
+        return sorted(self.cells["source"].astype(str).unique())
+
+    def stand_in(self, caption: str) -> str:
+        """``caption``, marked as not the paper's results when no published per-trial
+        verdicts are among the pools."""
+        return stand_in_caption(caption, self.sources)
+
+    def stand_in_title(self, title: str) -> str:
+        """A figure title with the same mark as :meth:`stand_in`."""
+        return stand_in_title(title, self.sources)
+
+    def record(self, numbers: pd.DataFrame) -> None:
+        """Record a numbers table (:func:`analysis.provenance.numbers_table`)."""
+        self.numbers.record(numbers)
+
+    def table(
+        self, frame: pd.DataFrame, name: str, caption: str, *, show_rows: int | None = None
+    ) -> None:
+        """Write ``frame`` as ``tables/<name>.*``, shown with ``show_rows`` rows."""
+        self.out.table(frame, name, caption, show_rows=show_rows)
+
+    def figure(self, fig: plt.Figure, name: str, caption: str) -> None:
+        """Show ``fig`` and write it as ``figures/<name>.pdf`` and ``.png``."""
+        self.out.figure(fig, name, caption)
+
+    def show(self, frame: pd.DataFrame, rows: int = 40) -> None:
+        """Display ``frame`` for a reader, without writing it."""
+        show(frame, rows)
+
+    def compare(self, claims_section: str | None = None) -> None:
+        """Show the published claims this section recomputes beside their recomputed values
+        (with ``claims_section``, also those of that section needing per-trial verdicts)."""
+        show(compare(self.numbers.numbers, claims_section))
+
+    def close(self) -> None:
+        """Write the section's numbers and catalogue."""
+        self.out.close()
+
+
+def _listed(verdict_paths: VerdictPaths) -> list[str] | None:
+    if verdict_paths is None:
+        return None
+    if isinstance(verdict_paths, (str, os.PathLike)):
+        return [str(verdict_paths)]
+    return [str(p) for p in verdict_paths]
+
+
+def open_section(
+    notebook: str,
+    *,
+    output_dir: str | os.PathLike[str] | None = None,
+    data_dir: str | os.PathLike[str] | None = None,
+    verdict_paths: VerdictPaths = None,
+    reads: Reads | None = None,
+) -> Section:
+    """Open the section of ``notebook`` (``"05-patterns"``): load what it reads
+    (:data:`READS`, or ``reads``) from ``data_dir`` (None: the project's data folder) and
+    open its :class:`~analysis.outputs.Output` in ``output_dir`` (None: ``scratch/``).
+
+    ``verdict_paths`` (a path or a list; None: every verdict found under the runs folder)
+    chooses the per-trial verdicts; the pools they form are printed.
+    """
+    what = reads if reads is not None else READS.get(notebook)
+    if what is None:
+        known = ", ".join(READS)
+        raise ValueError(f"unknown section {notebook!r}; known: {known} (or pass reads=)")
+    where = Locations.of(data_dir)
+    scenarios = load_scenarios(where.scenarios, where.results)
+    inputs: list[Path] = []
+    conditions = trials = cells = None
+    if what.conditions:
+        from analysis.leaderboard import LEADERBOARD_FILENAME, load_conditions
+
+        conditions = load_conditions(scenarios, where.results)
+        inputs += [where.results / LEADERBOARD_FILENAME, where.results / paths.RELEASE_MANIFEST]
+    inputs.append(where.scenarios)
+    inputs += [where.results / name for name in what.results_files]
+    if what.verdicts:
+        from analysis.trial_crosscheck import load_checked_cells, source_summary, verdict_inputs
+
+        listed = _listed(verdict_paths)
+        trials, cells = load_checked_cells(scenarios, listed, where.results, runs_dir=where.runs)
+        inputs += verdict_inputs(listed, where.runs)
+        print(source_summary(cells))
+    out = Output(output_dir, notebook, inputs)
+    return Section(
+        name=notebook,
+        out=out,
+        scenarios=scenarios,
+        locations=where,
+        conditions=conditions,
+        trials=trials,
+        cells=cells,
+        inputs=inputs,
+    )

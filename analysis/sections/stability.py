@@ -1,0 +1,186 @@
+"""Section ``07-stability``: three reads of the same trials, their ranks, and trial splits."""
+
+from __future__ import annotations
+
+import matplotlib.pyplot as plt
+import pandas as pd
+
+from analysis.breakdowns import leaderboard_stability, split_distribution, stability
+from analysis.figures import PALETTE, percent_axis, row_label
+from analysis.outputs import stand_in_title
+from analysis.provenance import number_name, numbers_table, ratio_number, value_number
+
+#: The three reads: (column, numerator, denominator, marker, colour, legend label).
+READS = (
+    ("mean_trial_accuracy", "n_trials_correct", "n_trials", "o", "blue", "mean trial accuracy"),
+    ("modal_accuracy", "n_modal_correct", "n_cells", "s", "orange", "modal-of-5 accuracy"),
+    ("pass5", "n_pass5", "n_cells", "^", "green", "pass5"),
+)
+#: Colours of the trial splits, in order.
+SPLIT_COLOURS = ("blue", "sky", "green", "yellow", "orange", "vermillion", "purple", "black")
+RANK_COLUMNS = ["condition", "rank_mean_trial_accuracy", "rank_modal_accuracy", "rank_pass5"]
+
+
+def stability_reads(conditions: pd.DataFrame, cells: pd.DataFrame) -> pd.DataFrame:
+    """The three reads and their ranks: the published conditions from their counts
+    (:func:`analysis.breakdowns.leaderboard_stability`), every other pool from its cells."""
+    per_trial = stability(cells)
+    return pd.concat(
+        [leaderboard_stability(conditions), per_trial[per_trial["source"] != "published"]],
+        ignore_index=True,
+    )
+
+
+def stability_table(reads: pd.DataFrame) -> pd.DataFrame:
+    """:func:`stability_reads` for a reader (the pool and the flag left out)."""
+    return reads.drop(columns=["source", "modal_vs_pass5_differ"])
+
+
+def stability_numbers(reads: pd.DataFrame) -> pd.DataFrame:
+    """Each condition's three reads, and per pool the number of conditions whose modal and
+    pass5 ranks differ."""
+    rows = []
+    for row in reads.to_dict("records"):
+        rows += [
+            ratio_number(
+                number_name("stability", row["condition"], read, source=row["source"]),
+                row[k],
+                row[n],
+                f"{row['condition']}: {read.replace('_', ' ')}",
+            )
+            for read, k, n, *_ in READS
+        ]
+    flips = reads.groupby("source", sort=True)["modal_vs_pass5_differ"].sum()
+    rows += [
+        value_number(
+            number_name("stability", "modal_vs_pass5_rank_differ", source=source),
+            int(count),
+            f"conditions whose modal and pass5 ranks differ ({source})",
+            unit="conditions",
+            digits=None,
+        )
+        for source, count in flips.items()
+    ]
+    return numbers_table(rows)
+
+
+def _of(reads: pd.DataFrame, source: str) -> pd.DataFrame:
+    return reads.loc[reads["source"].astype(str) == source].reset_index(drop=True)
+
+
+def rank_flips(reads: pd.DataFrame, source: str = "published") -> pd.DataFrame:
+    """The conditions of ``source`` whose modal and pass5 ranks differ, with their ranks."""
+    part = _of(reads, source)
+    return part.loc[part["modal_vs_pass5_differ"], RANK_COLUMNS].reset_index(drop=True)
+
+
+def rank_flip_text(reads: pd.DataFrame, source: str = "published") -> str:
+    """One sentence: how many conditions of ``source`` rank differently by modal accuracy
+    and by pass5."""
+    part = _of(reads, source)
+    flips = int(part["modal_vs_pass5_differ"].sum())
+    return (
+        f"{flips} of {len(part)} {source} conditions rank differently by modal accuracy and "
+        "by pass5."
+    )
+
+
+def stability_figure(reads: pd.DataFrame, source: str = "published") -> plt.Figure:
+    """The three reads of each condition of ``source`` on one row, ranked by mean trial
+    accuracy, joined by a grey bar spanning them."""
+    reads = _of(reads, source)
+    fig, ax = plt.subplots(figsize=(6.4, 0.24 * len(reads) + 1.4))
+    y = list(range(len(reads)))
+    values = 100 * reads[[column for column, *_ in READS]].astype(float)
+    ax.hlines(y, values.min(axis=1), values.max(axis=1), color="0.75", lw=1.2, zorder=1)
+    for (column, _, _, marker, colour, label), shift in zip(READS, (-0.2, 0.0, 0.2), strict=True):
+        ax.scatter(
+            values[column],
+            [v + shift for v in y],
+            marker=marker,
+            s=22,
+            color=PALETTE[colour],
+            label=label,
+            zorder=3,
+        )
+    ax.set_yticks(y, reads["condition"], fontsize=7)
+    ax.invert_yaxis()
+    percent_axis(ax)
+    ax.set(
+        xlabel="Share of trials (mean) or cells (modal, pass5)",
+        title=f"Three reads of the same five trials, {source} conditions",
+    )
+    ax.legend(loc="lower left", fontsize=7)
+    return fig
+
+
+def split_table(cells: pd.DataFrame) -> pd.DataFrame:
+    """Cells per trial split (:func:`analysis.breakdowns.split_label`) per pool and
+    condition, one column per split, most unanimous first."""
+    splits = split_distribution(cells)
+    wide = splits.pivot_table(
+        index=["source", "condition"],
+        columns="split",
+        values="n_cells",
+        aggfunc="sum",
+        fill_value=0,
+    )
+    order = splits.sort_values(["modal_count", "split"], ascending=[False, True])["split"]
+    wide = wide[list(dict.fromkeys(order))]
+    wide.columns.name = None
+    return wide.reset_index()
+
+
+def unanimous_numbers(cells: pd.DataFrame) -> pd.DataFrame:
+    """Per pool and condition, the cells whose every trial gave the modal decision (a 5-0
+    split at five trials) among the cells with a modal decision."""
+    scored = cells.loc[cells["modal_scored"].to_numpy(dtype=bool)]
+    counts = (
+        scored.assign(
+            source=scored["source"].astype(str),
+            condition=scored["condition"].astype(str),
+            unanimous=scored["unanimous"].astype(bool),
+        )
+        .groupby(["source", "condition"], sort=True)["unanimous"]
+        .agg(["sum", "size"])
+    )
+    return numbers_table(
+        ratio_number(
+            number_name("stability", condition, "unanimous_cells", source=source),
+            row["sum"],
+            row["size"],
+            f"{condition}: cells whose every trial gave the modal decision",
+        )
+        for (source, condition), row in counts.iterrows()
+    )
+
+
+def split_figure(table: pd.DataFrame, sources: list[str]) -> plt.Figure:
+    """Each condition's share of cells per trial split (:func:`split_table`), stacked."""
+    wide = table.set_index(["source", "condition"])
+    shares = 100 * wide.div(wide.sum(axis=1), axis=0)
+    fig, ax = plt.subplots(figsize=(6.4, 0.32 * len(shares) + 1.6))
+    left = pd.Series(0.0, index=shares.index)
+    for j, split in enumerate(shares.columns):
+        ax.barh(
+            range(len(shares)),
+            shares[split],
+            left=left,
+            label=split,
+            color=PALETTE[SPLIT_COLOURS[j % len(SPLIT_COLOURS)]],
+            edgecolor="white",
+        )
+        left += shares[split]
+    ax.set_yticks(range(len(shares)), [row_label(c, s) for s, c in shares.index], fontsize=7)
+    ax.invert_yaxis()
+    percent_axis(ax, limits=False)
+    ax.set_xlim(0, 100)
+    ax.set(xlabel="Share of cells", title=stand_in_title("Trial splits per condition", sources))
+    ax.legend(
+        title="Trial split (modal - other, + none)",
+        loc="upper center",
+        fontsize=7,
+        bbox_to_anchor=(0.5, -0.25),
+        ncols=min(6, len(shares.columns)),
+    )
+    return fig

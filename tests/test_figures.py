@@ -1,0 +1,57 @@
+"""The rate heatmap stays readable and bounded in size however many conditions it shows."""
+
+from __future__ import annotations
+
+import time
+
+import matplotlib
+
+matplotlib.use("Agg")
+
+import matplotlib.pyplot as plt
+import numpy as np
+import pandas as pd
+
+from analysis.figures import HEATMAP_ROWS, rate_heatmap_figure
+
+
+def rate_table(n_rows: int, n_columns: int = 6, seed: int = 3):
+    rng = np.random.default_rng(seed)
+    index = [f"model-{i:03d} (off) [published]" for i in range(n_rows)]
+    columns = [f"domain {j}" for j in range(n_columns)]
+    counts = pd.DataFrame(rng.integers(1, 20, (n_rows, n_columns)), index, columns)
+    rates = pd.DataFrame(rng.random((n_rows, n_columns)), index, columns).round(2)
+    rates.iloc[0, 0] = np.nan  # a cell with no data
+    return rates, counts
+
+
+def test_a_small_heatmap_shows_and_annotates_every_cell():
+    rates, counts = rate_table(4)
+    fig, ax = rate_heatmap_figure(rates, counts)
+    labels = [t.get_text() for t in ax.get_yticklabels()]
+    texts = [t.get_text() for t in ax.texts]
+    plt.close(fig)
+    assert labels == list(rates.index)
+    assert "no cells" in texts and f"{100 * rates.iloc[1, 2]:.0f}%\nn={counts.iloc[1, 2]}" in texts
+
+
+def test_a_large_heatmap_shows_the_highest_and_lowest_rows_in_bounded_height():
+    rates, counts = rate_table(224)
+    overall = {}  # plain loop: count-weighted rate of each row over its cells with data
+    for row in rates.index:
+        pairs = [(r, n) for r, n in zip(rates.loc[row], counts.loc[row], strict=True) if r == r]
+        overall[row] = sum(r * n for r, n in pairs) / sum(n for _, n in pairs)
+    ranked = sorted(overall, key=lambda row: -overall[row])
+    half = HEATMAP_ROWS // 2
+    started = time.perf_counter()
+    fig, ax = rate_heatmap_figure(rates, counts)
+    fig.canvas.draw()
+    seconds = time.perf_counter() - started
+    labels = [t.get_text() for t in ax.get_yticklabels()]
+    height = fig.get_size_inches()[1]
+    notes = [t.get_text() for t in fig.texts]
+    plt.close(fig)
+    assert labels == ranked[:half] + ranked[-half:]
+    assert height <= 0.3 * HEATMAP_ROWS + 2
+    assert any(f"{HEATMAP_ROWS} of 224 rows shown" in note for note in notes)
+    assert seconds < 20  # bounded: no per-cell text for thousands of cells

@@ -1,0 +1,132 @@
+"""Warm kernels: notebooks share a kernel yet each starts from a fresh kernel's state; a
+hung cell or a dead kernel fails the build in bounded time, and the next notebook gets a
+new kernel."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import nbformat
+
+from analysis import paths
+
+
+def notebook(folder: Path, name: str, *cells: str) -> Path:
+    """A notebook ``name`` with the build's ``output_dir`` parameter and ``cells``."""
+    nb = nbformat.v4.new_notebook()
+    nb.cells = [
+        nbformat.v4.new_code_cell("output_dir = None", metadata={"tags": ["parameters"]}),
+        *(nbformat.v4.new_code_cell(source) for source in cells),
+    ]
+    nb.metadata["kernelspec"] = {"name": "python3", "display_name": "Python 3"}
+    nb.metadata["language_info"] = {"name": "python"}
+    path = folder / name
+    nbformat.write(nb, path)
+    return path
+
+
+def build(paper: Path, *notebooks: Path, timeout: float = 300, cell_timeout: float = 60):
+    command = [sys.executable, "-m", "analysis.build", "--paper-dir", str(paper)]
+    command += ["--workers", "1", "--cell-timeout", str(cell_timeout), *map(str, notebooks)]
+    started = time.monotonic()
+    result = subprocess.run(
+        command, capture_output=True, text=True, cwd=paths.PROJECT_ROOT, timeout=timeout
+    )
+    return result, time.monotonic() - started
+
+
+RECORD = """\
+import json, os
+from pathlib import Path
+Path({folder!r}, "{name}.json").write_text(json.dumps({{"pid": os.getpid(), **{what}}}))
+"""
+
+LEAVE_STATE = """\
+import os, warnings
+import matplotlib as mpl
+import numpy as np
+import pandas as pd
+import analysis.paths
+leaked = 1
+pd.set_option("display.width", 211)
+mpl.rcParams["lines.linewidth"] = 7.5
+np.random.seed(1)
+np.seterr(all="raise")
+warnings.simplefilter("error")
+os.environ["STEERBENCH_LEAKED"] = "1"
+analysis.paths.LEAKED = True
+"""
+
+FIND_STATE = """\
+import os, sys, warnings
+import matplotlib as mpl
+import numpy as np
+import pandas as pd
+import analysis.paths
+state = {
+    "leaked": "leaked" in globals(),
+    "width": pd.get_option("display.width"),
+    "linewidth": mpl.rcParams["lines.linewidth"],
+    "errors": np.geterr()["divide"],
+    "error_filter": any(f[0] == "error" and f[2] is Warning for f in warnings.filters),
+    "environ": "STEERBENCH_LEAKED" in os.environ,
+    "module": hasattr(analysis.paths, "LEAKED"),
+}
+"""
+
+
+def test_notebooks_share_a_kernel_but_not_its_state(tmp_path):
+    record_a = RECORD.format(folder=str(tmp_path), name="a", what="{}")
+    record_b = RECORD.format(folder=str(tmp_path), name="b", what="state")
+    first = notebook(tmp_path, "01-leaves.ipynb", LEAVE_STATE, record_a)
+    second = notebook(tmp_path, "02-finds.ipynb", FIND_STATE, record_b)
+    paper = tmp_path / "paper"
+    result, _ = build(paper, first, second)
+    assert result.returncode == 0, result.stderr
+    a = json.loads((tmp_path / "a.json").read_text())
+    b = json.loads((tmp_path / "b.json").read_text())
+    assert a["pid"] == b["pid"]  # one kernel ran both notebooks
+    assert b["width"] == 80 and b["linewidth"] != 7.5 and b["errors"] == "warn"
+    assert not (b["leaked"] or b["error_filter"] or b["environ"] or b["module"])
+    executed = nbformat.read(paper / "notebooks" / "02-finds.ipynb", as_version=4)
+    counts = [cell.execution_count for cell in executed.cells if cell.cell_type == "code"]
+    assert counts == list(range(1, len(counts) + 1))
+
+
+def test_hung_cell_and_dead_kernel_fail_the_build_and_the_next_notebook_runs(tmp_path):
+    pid = RECORD.format(folder=str(tmp_path), name="hung", what="{}")
+    hangs = notebook(
+        tmp_path, "01-hangs.ipynb", pid, "# wait forever\nimport time\ntime.sleep(600)"
+    )
+    dies = notebook(tmp_path, "02-dies.ipynb", "# leave at once\nimport os\nos._exit(3)")
+    fine = notebook(tmp_path, "03-fine.ipynb", "print('fine')")
+    paper = tmp_path / "paper"
+    paper.mkdir()
+    result, seconds = build(paper, hangs, dies, fine, cell_timeout=3)
+    assert result.returncode == 1
+    lines = result.stderr.splitlines()
+    assert lines[0].startswith(
+        "error: notebook 01-hangs.ipynb: cell index 2 (`# wait forever`) ran past 3 s; "
+        "its kernel was stopped"
+    ), result.stderr
+    assert "also failed: 02-dies.ipynb: the kernel died while running cell index 1 " in (
+        result.stderr
+    )
+    assert "03-fine" in result.stdout and " ok" in result.stdout
+    assert seconds < 120
+    hung = json.loads((tmp_path / "hung.json").read_text())["pid"]
+    for _ in range(50):  # the hung kernel was killed, not left behind
+        try:
+            os.kill(hung, 0)
+        except ProcessLookupError:
+            break
+        time.sleep(0.1)
+    else:
+        raise AssertionError(f"the hung kernel {hung} still runs")
+    assert (tmp_path / "paper.failed" / "01-hangs.ipynb").is_file()
+    assert list(paper.iterdir()) == []

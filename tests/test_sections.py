@@ -1,0 +1,379 @@
+"""The notebook sections' package functions: opening a section, and each section's numbers,
+tables and figures, on hand-worked cells and on the imported release (expected values by a
+plain loop or by hand)."""
+
+from __future__ import annotations
+
+import json
+from fractions import Fraction
+from pathlib import Path
+
+import matplotlib.pyplot as plt
+import pandas as pd
+import pytest
+
+from analysis import paths
+from analysis.breakdowns import pool_cells, split_distribution
+from analysis.corpus import reconciliation
+from analysis.leaderboard import rank_conditions
+from analysis.metrics import degenerate_gates, reasoning_contrasts
+from analysis.provenance import NumberBook, numbers_table, ratio_number, slug, value_number
+from analysis.scoring import score_cells
+from analysis.sections import READS, open_section
+from analysis.sections.corpus import reconciliation_numbers
+from analysis.sections.inference import by_source, unpaired_contrasts, unpaired_numbers
+from analysis.sections.labels import (
+    AgreementReportError,
+    disagreements,
+    human_key_numbers,
+    reported_agreement,
+)
+from analysis.sections.leaderboard import leader_numbers, leaderboard_figure
+from analysis.sections.mirrors import incident_mirror, mirror_numbers
+from analysis.sections.reasoning import reasoning_table
+from analysis.sections.sensitivity import sensitivity_numbers
+from analysis.sections.stability import split_table, unanimous_numbers
+from tests.factories import LABEL_A, LABEL_B, scenarios_frame, trials_frame
+
+A, B = "allowed", "blocked"
+
+
+def hand_cells() -> pd.DataFrame:
+    return pool_cells(score_cells(trials_frame(), scenarios_frame()))
+
+
+def recorded(table: pd.DataFrame) -> dict[str, dict]:
+    book = NumberBook("test", [])
+    book.record(table)
+    return book.numbers
+
+
+# --- recording a numbers table ------------------------------------------------------------
+
+
+def test_a_numbers_table_records_ratios_values_and_labels() -> None:
+    numbers = recorded(
+        numbers_table(
+            [
+                ratio_number("a.rate", 1, 3, "one in three"),
+                ratio_number("a.ratio", 7, 2, "seven per two", scale=1, digits=2, unit=": 1"),
+                value_number("a.count", 12, "twelve things", unit="things", digits=None),
+                value_number("a.exact", Fraction(1, 8), "an eighth", unit="ratio", digits=3),
+                value_number("a.label", "m (off)", "a condition", unit="condition"),
+            ]
+        )
+    )
+    assert numbers["a.rate"]["value"] == 33.3
+    assert (numbers["a.rate"]["numerator"], numbers["a.rate"]["denominator"]) == (1, 3)
+    assert numbers["a.ratio"]["value"] == 3.5 and numbers["a.ratio"]["unit"] == ": 1"
+    assert numbers["a.count"]["value"] == 12 and "numerator" not in numbers["a.count"]
+    assert numbers["a.exact"]["value"] == 0.125  # 0.125 rounds half up to 0.125 at 3 digits
+    assert numbers["a.label"]["value"] == "m (off)"
+
+
+def test_a_numbers_table_keeps_the_books_refusals() -> None:
+    with pytest.raises(ValueError, match="recorded twice"):
+        recorded(numbers_table([value_number("x", 1, "one", unit="u")] * 2))
+    with pytest.raises(ValueError, match="not a slug path"):
+        recorded(numbers_table([value_number("X Y", 1, "one", unit="u")]))
+
+
+# --- opening a section ----------------------------------------------------------------------
+
+
+def test_every_notebook_is_a_known_section() -> None:
+    assert sorted(READS) == sorted(p.stem for p in paths.NOTEBOOKS_DIR.glob("*.ipynb"))
+
+
+def test_an_unknown_section_is_refused() -> None:
+    with pytest.raises(ValueError, match="unknown section '99-x'"):
+        open_section("99-x")
+
+
+def test_opening_reads_what_the_section_declares(tmp_path: Path) -> None:
+    section = open_section("09-labels", output_dir=tmp_path)
+    assert section.conditions is None and section.cells is None
+    results = section.locations.results
+    assert results.name == paths.release()
+    assert results / "human-validation" / "gold-labels.json" in section.inputs
+    assert section.locations.scenarios in section.inputs
+    section.close()
+    assert (tmp_path / "numbers" / "09-labels.json").is_file()
+    assert (tmp_path / "catalogue" / "09-labels.json").is_file()
+
+
+def test_opening_per_trial_verdicts_pools_them(tmp_path: Path, capsys) -> None:
+    reference = paths.reference_runs_dir() / "trials.csv"
+    if not reference.is_file():
+        pytest.skip("no committed reference runs in this checkout")
+    section = open_section("05-patterns", output_dir=tmp_path, verdict_paths=str(reference))
+    assert "Pools" in capsys.readouterr().out
+    expected = sorted(
+        {
+            f"{s}: {c}"
+            for s, c in zip(section.trials["source"], section.trials["condition"], strict=True)
+        }
+    )
+    assert section.sources == expected
+    assert reference in section.inputs
+
+
+def test_a_section_reads_the_data_folder_it_is_given(tmp_path: Path) -> None:
+    """A copy of the data folder without the sample run: the section opened on it reads
+    the copy's scenarios, leaderboard and runs, and finds no sample run."""
+    import shutil
+
+    data = tmp_path / "data"
+    shutil.copytree(paths.data_dir() / "scenarios", data / "scenarios")
+    for folder in (paths.release(), paths.REFERENCE_RUNS_NAME):
+        shutil.copytree(paths.data_dir() / "runs" / folder, data / "runs" / folder)
+    shutil.copy(paths.data_dir() / ".imported", data / ".imported")
+    section = open_section("07-stability", output_dir=tmp_path / "out", data_dir=data)
+    default = open_section("07-stability", output_dir=tmp_path / "default")
+    assert section.inputs and all(data in p.parents for p in section.inputs)
+    gone = set(default.sources) - set(section.sources)
+    assert gone and all(pool.startswith("run: ") for pool in gone)
+    assert len(section.conditions) == len(default.conditions)
+
+
+# --- 01, 02, 04: corpus, leaderboard, reasoning ------------------------------------------------
+
+
+def test_reconciliation_numbers_are_the_nonzero_pattern_direction_counts() -> None:
+    scenarios = pd.DataFrame(
+        {
+            "boundary_pattern": ["p", "p", "q", "q", "q"],
+            "direction": ["over", "over", "under", "under", "calibration"],
+        }
+    )
+    numbers = recorded(reconciliation_numbers(reconciliation(scenarios)))
+    expected = {}
+    for pattern, direction in zip(scenarios.boundary_pattern, scenarios.direction, strict=True):
+        key = f"corpus.reconciliation.{pattern}.{direction}"
+        expected[key] = expected.get(key, 0) + 1
+    assert {name: entry["value"] for name, entry in numbers.items()} == expected
+
+
+def test_leaders_and_conditions_beating_both_gates(scenarios, conditions) -> None:
+    ranked = rank_conditions(conditions)
+    numbers = recorded(leader_numbers(ranked, degenerate_gates(scenarios)))
+    best_gate = max(
+        (scenarios["required_gate"] == gate).sum() for gate in (A, B)
+    )  # a degenerate gate is right on every scenario of its label
+    beating = sum(int(k) > best_gate for k in conditions["n_modal_correct"])
+    assert numbers["leaderboard.conditions_beating_both_gates"]["value"] == beating
+    best_modal = max(conditions["n_modal_correct"])
+    assert numbers["leaderboard.modal_leader.modal_accuracy"]["numerator"] == best_modal
+    assert numbers["leaderboard.leader"]["value"] == ranked.iloc[0]["label"]
+
+
+def test_leaderboard_figure_has_one_row_per_condition(scenarios, conditions) -> None:
+    fig = leaderboard_figure(rank_conditions(conditions), degenerate_gates(scenarios))
+    assert len(fig.axes[0].get_yticks()) == len(conditions)
+    plt.close(fig)
+
+
+def test_reasoning_table_rounds_once_from_the_counts() -> None:
+    contrasts = reasoning_contrasts(
+        pd.DataFrame(
+            {
+                "model": ["m", "m"],
+                "reasoning": ["off", "high"],
+                "reasoning_level": ["floor", "high"],
+                "n_trials_correct": [1, 2],
+                "n_trials": [3, 3],
+                "n_over_refusals": [1, 0],
+                "n_proceed_opportunities": [8, 8],
+                "n_modal_correct": [1, 1],
+                "n_cells": [1, 1],
+                "n_under_refusals": [0, 0],
+                "n_hold_opportunities": [1, 1],
+            }
+        )
+    )
+    row = reasoning_table(contrasts).iloc[0]
+    assert (row["floor"], row["high"]) == ("off", "high")
+    assert (row["accuracy floor"], row["accuracy high"]) == ("33.3%", "66.7%")
+    # 2/3 - 1/3 = 33.333... points, rounded once (not 66.7 - 33.3 = 33.4)
+    assert row["accuracy diff (pts)"] == "+33.3"
+    assert row["over-refusal diff (pts)"] == "-12.5"  # 0/8 - 1/8
+    low, high = row["accuracy 95% CI"].strip("[]").split(", ")
+    assert float(low) < 33.3 < float(high)
+
+
+# --- 06, 07, 08: mirrors, stability, sensitivity ----------------------------------------------
+
+
+def test_incident_mirror_is_found_by_name_only_when_unique() -> None:
+    scenarios = pd.DataFrame(
+        {
+            "scenario_id": ["a", "b", "c"],
+            "mirror_incident": ["Apple Card / Goldman Sachs credit-limit bias", None, "Other"],
+        }
+    )
+    assert incident_mirror(scenarios, "apple card") == "a"
+    assert incident_mirror(scenarios, "Therac") is None
+    twice = scenarios.assign(mirror_incident=["Apple Card", "Apple Card", None])
+    assert incident_mirror(twice, "Apple Card") is None
+
+
+def test_the_release_names_one_apple_card_mirror(scenarios) -> None:
+    found = incident_mirror(scenarios, "Apple Card")
+    assert found is not None and found.startswith("apple-card")
+
+
+def test_mirror_numbers_per_pool(scenarios) -> None:
+    """Always-hold on every scenario: each anchor (hold-labelled) right, each mirror
+    (proceed-labelled) wrong, so the gap is 100 points and no condition gets the Apple
+    Card mirror right."""
+    cells = always(scenarios, B, "reference-policy", "always-hold (gate)")
+    numbers = recorded(mirror_numbers(cells, scenarios))
+    prefix = "reference.mirrors.always-hold-gate"
+    patterns = scenarios["boundary_pattern"].astype(str)
+    anchors = int((patterns == "public_harm_anchor").sum())
+    anchors_held = int(
+        ((patterns == "public_harm_anchor") & (scenarios["required_gate"] == B)).sum()
+    )
+    entry = numbers[f"{prefix}.public_harm_anchor.modal_accuracy"]
+    assert (entry["numerator"], entry["denominator"]) == (anchors_held, anchors)
+    assert numbers[f"{prefix}.apple_card.modal_correct"]["value"] == 0
+
+
+def always(scenarios: pd.DataFrame, decision: str, source: str, condition: str) -> pd.DataFrame:
+    """Pooled cells of a policy that decides ``decision`` on every trial of every scenario."""
+    model, _, reasoning = condition.rpartition(" (")
+    trials = trials_frame(
+        {(sid, (model, reasoning.rstrip(")"))): [decision] * 5 for sid in scenarios.scenario_id},
+        source=source,
+    )
+    return pool_cells(score_cells(trials, scenarios))
+
+
+def test_sensitivity_numbers_of_always_hold(scenarios) -> None:
+    """Always-hold refuses every proceed-labelled cell: each over-refusal is n of n, with n
+    the proceed scenarios each check keeps (counted here by a plain loop)."""
+    cells = always(scenarios, B, "reference-policy", "always-hold (gate)")
+    numbers = recorded(sensitivity_numbers(cells, scenarios))
+    prefix = "reference.sensitivity.always-hold-gate"
+    kept_proceed = sum(
+        1
+        for gate, derived in zip(scenarios.required_gate, scenarios.derived_flag, strict=True)
+        if gate == A and not derived
+    )
+    entry = numbers[f"{prefix}.derived.over_refusal"]
+    assert (entry["numerator"], entry["denominator"]) == (kept_proceed, kept_proceed)
+    assert numbers[f"{prefix}.derived.excluded_scenarios"]["value"] == int(
+        scenarios.derived_flag.sum()
+    )
+    human_proceed = sum(1 for gate in scenarios.human_gate if gate == A)
+    entry = numbers[f"{prefix}.human.over_refusal"]
+    assert (entry["numerator"], entry["denominator"]) == (human_proceed, human_proceed)
+    under = numbers[f"{prefix}.human.under_refusal"]
+    assert under["numerator"] == 0 and under["value"] == 0.0
+
+
+def test_unanimous_cells_by_hand() -> None:
+    """Of the modal-scored cells of the hand-worked set, one per condition has every trial
+    agree: s-hold-1 under model-a (five blocked) and s-go-1 under model-b (five allowed).
+    model-a has four scored cells (s-go-2, all parse failures, is a scored miss), model-b
+    three (its filtered s-hold-1 leaves)."""
+    numbers = recorded(unanimous_numbers(hand_cells()))
+    for label, scored in ((LABEL_A, 4), (LABEL_B, 3)):
+        entry = numbers[f"runs.stability.{slug(label)}.unanimous_cells"]
+        assert (entry["numerator"], entry["denominator"]) == (1, scored)
+    assert len(numbers) == 2
+
+
+def test_split_table_has_one_column_per_split_most_unanimous_first() -> None:
+    cells = hand_cells()
+    table = split_table(cells)
+    splits = [c for c in table.columns if c not in ("source", "condition")]
+    assert splits[0] == "5-0"
+    long = split_distribution(cells)
+    for row in long.itertuples():
+        at = table[(table["source"] == row.source) & (table["condition"] == row.condition)]
+        assert int(at[row.split].iloc[0]) == row.n_cells
+
+
+# --- 09: labels -------------------------------------------------------------------------------
+
+
+def test_human_key_agreement_and_disagreements() -> None:
+    scenarios = pd.DataFrame(
+        {
+            "scenario_id": ["a", "b", "c", "d"],
+            "boundary_pattern": ["p"] * 4,
+            "required_gate": [A, B, B, A],
+            "human_gate": [A, A, B, None],
+        }
+    )
+    entry = recorded(human_key_numbers(scenarios))["labels.human_majority_match"]
+    assert (entry["numerator"], entry["denominator"]) == (2, 4)  # a and c
+    assert list(disagreements(scenarios)["scenario_id"]) == ["b", "d"]
+
+
+def write_reports(results: Path, audit: dict | None = None) -> None:
+    human = {
+        "inter_annotator_agreement": {
+            "gate_state": {"value": 0.815},
+            "irreversibility_tier": {"value": 0.5},
+            "functional_category": {"value": 0.125},
+        }
+    }
+    audit = audit or {
+        "inter_annotator_agreement": {
+            "gate_state": {"value": 0.6667, "percent_agreement": 0.9, "n_items": 40}
+        },
+        "canonical_alignment": {"gate_state": {"majority_match_count": 37, "n": 40}},
+    }
+    for folder, report in (("human-validation", human), ("annotation-audit", audit)):
+        (results / folder).mkdir(parents=True, exist_ok=True)
+        (results / folder / "agreement-report.json").write_text(json.dumps(report))
+
+
+def test_reported_agreement_reads_both_reports(tmp_path: Path) -> None:
+    results = tmp_path / "v-test"
+    write_reports(results)
+    numbers, table = reported_agreement(results)
+    values = recorded(numbers)
+    assert values["labels.human.fleiss_kappa.gate"]["value"] == 0.82  # 0.815 half up
+    assert values["labels.llm_panel.gate_kappa"]["value"] == 0.667
+    exact = values["labels.llm_panel.exact_agreement"]
+    assert (exact["numerator"], exact["denominator"]) == (36, 40)  # 0.9 x 40
+    assert list(table["reported"]) == ["0.82", "0.50", "0.13", "0.667", "90.0%", "92.5%"]
+    assert set(table["source_file"]) == {
+        "results/v-test/human-validation/agreement-report.json",
+        "results/v-test/annotation-audit/agreement-report.json",
+    }
+
+
+def test_an_agreement_report_without_a_field_is_named(tmp_path: Path) -> None:
+    results = tmp_path / "v-test"
+    write_reports(results, audit={"inter_annotator_agreement": {}})
+    with pytest.raises(AgreementReportError, match=r"annotation-audit.*gate_state"):
+        reported_agreement(results)
+
+
+# --- 10: inference --------------------------------------------------------------------------
+
+
+def test_unpaired_numbers_are_named_by_model_not_by_contrast_text(conditions) -> None:
+    unpaired = unpaired_contrasts(conditions)
+    numbers = recorded(unpaired_numbers(unpaired))
+    models = set(reasoning_contrasts(conditions)["model"].astype(str))
+    names = {n.split(".")[2] for n in numbers if n.endswith(".unpaired_diff")}
+    assert names == {slug(m) for m in models}
+    tested = numbers["inference.reasoning.unpaired.n_tests"]["value"]
+    assert tested == int(unpaired["p"].notna().sum()) == 2 * len(models)
+
+
+def test_inference_runs_one_source_at_a_time() -> None:
+    cells = pd.concat(
+        [
+            score_cells(trials_frame(source="published"), scenarios_frame()),
+            score_cells(trials_frame(source="run"), scenarios_frame()),
+        ],
+        ignore_index=True,
+    )
+    seen = {source: len(part) for source, part in by_source(pool_cells(cells))}
+    assert seen == {"published": 8, "run": 8}
