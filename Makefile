@@ -46,9 +46,10 @@ $(INSPECT_STAMP): $(ENV_STAMP)
 	touch $@
 
 # The fast tier (one shared build); `make test-all` adds the slow checks (marker "slow").
-# Test files run on TEST_WORKERS processes (pytest-xdist); TEST_WORKERS=0 runs them in one.
+# Test files run on TEST_WORKERS processes (pytest-xdist; the tests reading paper/ together,
+# beside the build); TEST_WORKERS=0 runs them in one.
 TEST_WORKERS ?= 2
-PYTEST := $(PY) -m pytest -n $(TEST_WORKERS) --dist loadfile
+PYTEST := $(PY) -m pytest -n $(TEST_WORKERS) --dist loadgroup
 
 test: data $(TEST_ENV)
 	$(PYTEST) -m "not slow"

@@ -168,22 +168,32 @@ class Output:
             plt.close(fig)
 
     def table(
-        self, frame: pd.DataFrame, name: str, caption: str = "", *, show_rows: int | None = None
+        self,
+        frame: pd.DataFrame,
+        name: str,
+        caption: str = "",
+        *,
+        show_rows: int | None = None,
+        columns: list[str] | None = None,
     ) -> None:
         """Write ``frame`` as ``tables/<name>.tex`` (booktabs), ``.md`` and ``.csv``.
 
-        The CSV keeps the tidy column names and full precision; Markdown and LaTeX show
-        human headers, rates in percent and other fractions to three decimals.
-        ``show_rows`` also displays that many rows in the notebook.
+        The CSV keeps every column, with tidy names and full precision; Markdown, LaTeX and
+        the typeset report show ``columns`` (default all) with human headers, rates in
+        percent and other fractions to three decimals. ``show_rows`` also displays that many
+        rows in the notebook.
         """
-        write_table(self.root / "tables", frame, name, caption)
+        shown = frame if columns is None else frame[list(columns)]
+        for_reader = None if columns is None else shown
+        write_table(self.root / "tables", frame, name, caption, for_reader=for_reader)
         entry = self._list("table", name, caption)
-        entry["headers"] = [human_header(c) for c in frame.columns]
-        entry["percent"] = [is_rate(c, frame[c]) for c in frame.columns]
-        entry["fractions"] = [pd.api.types.is_float_dtype(frame[c]) for c in frame.columns]
+        entry["columns"] = [str(c) for c in shown.columns]
+        entry["headers"] = [human_header(c) for c in shown.columns]
+        entry["percent"] = [is_rate(c, shown[c]) for c in shown.columns]
+        entry["fractions"] = [pd.api.types.is_float_dtype(shown[c]) for c in shown.columns]
         entry["rows"] = len(frame)
         if show_rows:
-            show(frame, show_rows)
+            show(shown, show_rows)
 
     def close(self) -> None:
         """Write the notebook's numbers and catalogue fragments."""

@@ -23,6 +23,15 @@ def pytest_configure(config):
     config.addinivalue_line("markers", "slow: a slower check, run by `make test-all` and CI")
 
 
+def pytest_collection_modifyitems(config, items):
+    """Under ``pytest -n --dist loadgroup``, every test that reads the built paper runs on
+    the worker that builds it (the others never wait for it), and each other file stays
+    on one worker, so its module fixtures are built once."""
+    for item in items:
+        group = "paper" if "paper_dir" in item.fixturenames else item.nodeid.split("::")[0]
+        item.add_marker(pytest.mark.xdist_group(group))
+
+
 @pytest.fixture(scope="session")
 def scenarios():
     if not (paths.scenarios_dir() / "MANIFEST.md").exists():

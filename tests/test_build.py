@@ -207,6 +207,7 @@ def test_digest_follows_content_not_timestamps(tmp_path):
     assert build_digest(data, notebooks[:1]) != base
 
 
+@pytest.mark.slow
 def test_bad_leaderboard_writes_nothing(tmp_path):
     data = data_copy(tmp_path)
     board_path = data / "runs" / paths.release() / "leaderboard.json"
@@ -225,6 +226,7 @@ def test_bad_leaderboard_writes_nothing(tmp_path):
     assert not paper.with_name("paper.staging").exists()
 
 
+@pytest.mark.slow
 def test_bad_run_file_is_refused_before_any_notebook(tmp_path):
     data = data_copy(tmp_path)
     bad = data / "runs" / "local" / "broken.csv"
@@ -332,6 +334,7 @@ def failing_notebook(folder: Path) -> Path:
     return path
 
 
+@pytest.mark.slow
 def test_failing_notebook_is_named_with_its_cell_and_kept(tmp_path):
     paper = tmp_path / "paper"
     paper.mkdir()

@@ -44,7 +44,14 @@ ENTRY_POINTS = {
 }
 
 
-@pytest.mark.parametrize("name", list(ENTRY_POINTS))
+#: The benchmarks import the whole scientific stack before reading their arguments.
+HEAVY = {name for name in ENTRY_POINTS if name.startswith("benchmarks/")}
+
+
+@pytest.mark.parametrize(
+    "name",
+    [pytest.param(n, marks=pytest.mark.slow) if n in HEAVY else n for n in ENTRY_POINTS],
+)
 def test_help(name: str, tmp_path: Path) -> None:
     command, prog = ENTRY_POINTS[name]
     if command[0] == str(STEERBENCH_RUN) and not STEERBENCH_RUN.exists():

@@ -32,7 +32,8 @@ from analysis.runner.runroot import run_gate
 from analysis.trials import VerdictError, discover_runs, load_run_root, load_trials
 from analysis.trials.inspect_log import load_inspect_log
 
-pytestmark = pytest.mark.filterwarnings("ignore::DeprecationWarning")
+#: Every test here reads logs that a real Inspect evaluation writes (about 30 s): slow tier.
+pytestmark = [pytest.mark.filterwarnings("ignore::DeprecationWarning"), pytest.mark.slow]
 
 TRIALS = 3
 PARITY = json.loads(paths.parity_vectors().read_text(encoding="utf-8"))

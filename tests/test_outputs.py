@@ -103,6 +103,19 @@ def test_presented_tables_speak_percent_and_words():
     assert human_header("mean_trial_accuracy_low") == "Mean trial accuracy (CI low)"
 
 
+def test_a_readers_columns_leave_the_csv_whole(tmp_path):
+    frame = pd.DataFrame({"condition": ["m (off)"], "accuracy": [0.5], "method": ["wilson"]})
+    out = Output(tmp_path, "00-test", [])
+    out.table(frame, "t", "A table.", columns=["condition", "accuracy"])
+    out.close()
+    assert list(pd.read_csv(tmp_path / "tables" / "t.csv").columns) == list(frame.columns)
+    markdown = (tmp_path / "tables" / "t.md").read_text()
+    assert "50.0%" in markdown and "wilson" not in markdown
+    entry = json.loads((tmp_path / "catalogue" / "00-test.json").read_text())["tables/t"]
+    assert entry["columns"] == ["condition", "accuracy"]
+    assert entry["headers"] == ["Condition", "Accuracy"]
+
+
 def test_a_notebook_alone_writes_to_scratch_not_paper():
     out = Output(None, "00-test", [])
     assert out.root != paths.PAPER_DIR

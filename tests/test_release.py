@@ -252,6 +252,7 @@ def test_a_release_names_its_own_version_and_scenario_set(release_copy, tmp_path
     assert (stamp["release"], stamp["scenario_set"]) == ("v2027-01", "steerbench-work-2027-01")
 
 
+@pytest.mark.slow
 def test_switching_releases_a_b_a_reimports_each_time(tmp_path):
     a = copy_release(tmp_path / "a")
     b = copy_release(tmp_path / "b")

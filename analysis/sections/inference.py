@@ -30,6 +30,8 @@ NAMESPACE = {
 }
 #: Columns of the unpaired table a reader does not need (constant or empty there).
 UNPAIRED_HIDDEN = ["source", "model", "n_clusters", "n_unpaired"]
+#: Columns of the pooled table the caption states instead.
+POOLED_HIDDEN = ["method", "note"]
 PAIRED_SHOWN = [
     "contrast",
     "metric",
@@ -58,14 +60,21 @@ def unpaired_contrasts(conditions: pd.DataFrame) -> pd.DataFrame:
     return inf.adjust_pvalues(inf.unpaired_reasoning(conditions), family="metric")
 
 
-def unpaired_table(unpaired: pd.DataFrame) -> pd.DataFrame:
-    """:func:`unpaired_contrasts` for a reader (constant and empty columns left out)."""
-    return unpaired.drop(columns=UNPAIRED_HIDDEN)
+def reader_columns(frame: pd.DataFrame, hidden: list[str]) -> list[str]:
+    """The columns of ``frame`` a reader's table shows: all but ``hidden`` (the CSV keeps
+    them all)."""
+    return [c for c in frame.columns if c not in hidden]
 
 
-def ranks_table(ranks: pd.DataFrame) -> pd.DataFrame:
-    """Rank uncertainty for a reader (the source and the empty cluster count left out)."""
-    return ranks.drop(columns=["source", "n_clusters"])
+def unpaired_columns(unpaired: pd.DataFrame) -> list[str]:
+    """:func:`unpaired_contrasts`'s columns for a reader (constant and empty ones left out)."""
+    return reader_columns(unpaired, UNPAIRED_HIDDEN)
+
+
+def ranks_columns(ranks: pd.DataFrame) -> list[str]:
+    """Rank uncertainty's columns for a reader (the source and the empty cluster count left
+    out)."""
+    return reader_columns(ranks, ["source", "n_clusters"])
 
 
 def unpaired_numbers(unpaired: pd.DataFrame) -> pd.DataFrame:
@@ -288,12 +297,13 @@ def _paired_contrasts(section: Section, cells: pd.DataFrame, tag: str) -> None:
     )
     paired = inf.adjust_pvalues(paired, family="metric")
     section.table(
-        paired[PAIRED_SHOWN],
+        paired,
         f"inference-{tag}-reasoning-paired",
         "Reasoning high minus floor paired by scenario: bootstrap + Wilcoxon (mean trial "
         "accuracy); exact McNemar + Newcombe paired interval (modal accuracy, "
         "over-refusal); Holm and Benjamini-Hochberg within each metric.",
         show_rows=40,
+        columns=PAIRED_SHOWN,
     )
     section.table(
         inf.power_table(paired),
@@ -323,12 +333,13 @@ def per_trial_inference(
     accuracy = clustered.merge(gee, on=["source", "condition"], suffixes=("", "_gee"))
     estimand = clustered.estimand.iloc[0] if len(clustered) else ""
     section.table(
-        accuracy.drop(columns=["estimand"]),
+        accuracy,
         f"inference-{tag}-clustered-accuracy",
         "Mean trial accuracy per condition: scenario-cluster bootstrap and GEE (exchangeable) "
         "95% intervals beside the Wilson interval on trials; ICC and design effect. "
         f"Estimand: {estimand}.",
         show_rows=40,
+        columns=reader_columns(accuracy, ["estimand"]),
     )
 
     passk = inf.pass_hat_k(cells)
@@ -368,13 +379,14 @@ def per_trial_inference(
         ignore_index=True,
     )
     section.table(
-        pooled.drop(columns=["method", "note"]),
+        pooled,
         f"inference-{tag}-pooled",
         "Pooled quantities (Table 3 per pattern, mirror-vs-anchor gap, headline asymmetry): "
         "scenario-cluster bootstrap (percentile; scenarios resampled within pattern, or "
         "within required gate for the gap and the asymmetry) beside the release's interval "
         "on cells (for the gap: Newcombe's unpaired interval, which ignores clustering).",
         show_rows=40,
+        columns=reader_columns(pooled, POOLED_HIDDEN),
     )
 
     try:

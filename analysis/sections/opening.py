@@ -120,10 +120,17 @@ class Section:
         self.numbers.record(numbers)
 
     def table(
-        self, frame: pd.DataFrame, name: str, caption: str, *, show_rows: int | None = None
+        self,
+        frame: pd.DataFrame,
+        name: str,
+        caption: str,
+        *,
+        show_rows: int | None = None,
+        columns: list[str] | None = None,
     ) -> None:
-        """Write ``frame`` as ``tables/<name>.*``, shown with ``show_rows`` rows."""
-        self.out.table(frame, name, caption, show_rows=show_rows)
+        """Write ``frame`` as ``tables/<name>.*`` (the CSV whole, the reader's files with
+        ``columns``), shown with ``show_rows`` rows."""
+        self.out.table(frame, name, caption, show_rows=show_rows, columns=columns)
 
     def figure(self, fig: plt.Figure, name: str, caption: str) -> None:
         """Show ``fig`` and write it as ``figures/<name>.pdf`` and ``.png``."""

@@ -31,9 +31,10 @@ def stability_reads(conditions: pd.DataFrame, cells: pd.DataFrame) -> pd.DataFra
     )
 
 
-def stability_table(reads: pd.DataFrame) -> pd.DataFrame:
-    """:func:`stability_reads` for a reader (the pool and the flag left out)."""
-    return reads.drop(columns=["source", "modal_vs_pass5_differ"])
+def stability_columns(reads: pd.DataFrame) -> list[str]:
+    """:func:`stability_reads`'s columns for a reader (the pool and the flag left out; the
+    CSV keeps them)."""
+    return [c for c in reads.columns if c not in ("source", "modal_vs_pass5_differ")]
 
 
 def stability_numbers(reads: pd.DataFrame) -> pd.DataFrame:
