@@ -42,6 +42,8 @@ _HEADERS = {
     "action_effect": "Action effect",
     "pass5": "pass5",
     "rank": "Rank",
+    "ci_low": "CI low",
+    "ci_high": "CI high",
 }
 
 
