@@ -8,6 +8,7 @@ from pathlib import Path
 
 import pandas as pd
 
+from analysis.breakdowns import pool_cells
 from analysis.scoring import score_cells
 from analysis.trials import normalize_trials
 from analysis.vocabulary import GATE_DTYPE, required_gate, tier_weight
@@ -133,6 +134,24 @@ def trials_frame(
 ) -> pd.DataFrame:
     """A validated trials table (see ``trial_rows``)."""
     return normalize_trials(trial_rows(cells, statuses, source), origin="factory")
+
+
+def hand_cells(source: str = "run") -> pd.DataFrame:
+    """``HAND_CELLS`` scored on the hand-worked scenarios (``score_cells``)."""
+    return score_cells(trials_frame(source=source), scenarios_frame())
+
+
+def always_cells(
+    scenarios: pd.DataFrame, decision: str, source: str, condition: str
+) -> pd.DataFrame:
+    """Pooled cells (``pool_cells``) of a policy that decides ``decision`` on every trial of
+    every scenario, as ``condition`` (``"<model> (<reasoning>)"``) from ``source``."""
+    model, _, reasoning = condition.rpartition(" (")
+    trials = trials_frame(
+        {(sid, (model, reasoning.rstrip(")"))): [decision] * 5 for sid in scenarios.scenario_id},
+        source=source,
+    )
+    return pool_cells(score_cells(trials, scenarios))
 
 
 def one_cell(

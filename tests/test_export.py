@@ -8,10 +8,21 @@ from pathlib import Path
 
 import pandas as pd
 import pytest
-from factories import HAND_CONDITION_SCORES, LABEL_A, scenarios_frame, trials_frame
+from factories import (
+    HAND_CELLS,
+    HAND_CONDITION_SCORES,
+    HAND_SCENARIOS,
+    LABEL_A,
+    scenarios_frame,
+    trials_frame,
+)
 
 from analysis import export
 from analysis.scoring import CONDITION_COLUMNS
+from analysis.trials import TRIAL_COLUMNS
+
+#: Every trial of the hand-worked cells, counted from the fixture.
+N_TRIALS = sum(len(permissions) for permissions in HAND_CELLS.values())
 
 
 @pytest.fixture
@@ -33,9 +44,9 @@ def test_main_writes_every_table_in_both_formats(small_inputs: None, tmp_path: P
     assert tuple(conditions.columns) == CONDITION_COLUMNS
     row = conditions.set_index("condition").loc[LABEL_A]
     assert {k: row[k] for k in HAND_CONDITION_SCORES[LABEL_A]} == HAND_CONDITION_SCORES[LABEL_A]
-    assert len(pd.read_parquet(out / "trials.parquet")) == 40
-    assert len(pd.read_csv(out / "cells.csv")) == 8
-    assert len(pd.read_csv(out / "scenarios.csv")) == 4
+    assert len(pd.read_parquet(out / "trials.parquet")) == N_TRIALS
+    assert len(pd.read_csv(out / "cells.csv")) == len(HAND_CELLS)
+    assert len(pd.read_csv(out / "scenarios.csv")) == len(HAND_SCENARIOS)
     cells = pd.read_parquet(out / "cells.parquet")
     assert isinstance(cells["modal_decision"].dtype, pd.CategoricalDtype)
 
@@ -47,7 +58,8 @@ def test_export_replaces_old_files_and_keeps_others(small_inputs: None, tmp_path
     (out / "unrelated.txt").write_text("keep\n")
     export.export(out)
     assert (out / "unrelated.txt").read_text() == "keep\n"
-    assert pd.read_csv(out / "trials.csv").shape == (40, 8)
+    trials = pd.read_csv(out / "trials.csv")
+    assert (len(trials), tuple(trials.columns)) == (N_TRIALS, TRIAL_COLUMNS)
 
 
 def test_failed_export_leaves_previous_files(

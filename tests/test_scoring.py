@@ -16,6 +16,7 @@ from factories import (
     A,
     B,
     N,
+    hand_cells,
     one_cell,
     scenarios_frame,
     trials_frame,
@@ -117,7 +118,7 @@ def test_trial_correctness_pass_all_split_and_unanimous() -> None:
 
 
 def test_cells_have_the_documented_columns_and_dtypes() -> None:
-    cells = score_cells(trials_frame(), scenarios_frame())
+    cells = hand_cells()
     assert tuple(cells.columns) == CELL_COLUMNS
     assert len(cells) == 8
     assert cells["modal_decision"].dtype == GATE_DTYPE
@@ -127,7 +128,7 @@ def test_cells_have_the_documented_columns_and_dtypes() -> None:
 
 
 def test_hand_worked_condition_scores() -> None:
-    scores = condition_scores(score_cells(trials_frame(), scenarios_frame()))
+    scores = condition_scores(hand_cells())
     assert tuple(scores.columns) == CONDITION_COLUMNS
     assert list(scores["condition"]) == [LABEL_A, LABEL_B]
     assert list(scores["reasoning"]) == ["off", "on (provider default)"]
@@ -147,7 +148,7 @@ def test_unknown_scenario_is_an_error() -> None:
 def test_scenarios_without_derived_columns() -> None:
     scenarios = scenarios_frame().drop(columns=["required_gate", "tier_weight"])
     a = score_cells(trials_frame(), scenarios)
-    b = score_cells(trials_frame(), scenarios_frame())
+    b = hand_cells()
     pd.testing.assert_frame_equal(a, b)
 
 

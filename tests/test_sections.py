@@ -11,6 +11,7 @@ from pathlib import Path
 import matplotlib.pyplot as plt
 import pandas as pd
 import pytest
+from factories import HAND_CELLS, LABEL_A, LABEL_B, A, B, always_cells, hand_cells
 
 from analysis import paths
 from analysis.breakdowns import pool_cells, split_distribution
@@ -18,7 +19,6 @@ from analysis.corpus import reconciliation
 from analysis.leaderboard import rank_conditions
 from analysis.metrics import degenerate_gates, reasoning_contrasts
 from analysis.provenance import NumberBook, numbers_table, ratio_number, slug, value_number
-from analysis.scoring import score_cells
 from analysis.sections import READS, open_section
 from analysis.sections.corpus import reconciliation_numbers
 from analysis.sections.inference import by_source, unpaired_contrasts, unpaired_numbers
@@ -33,13 +33,6 @@ from analysis.sections.mirrors import incident_mirror, mirror_numbers
 from analysis.sections.reasoning import reasoning_table
 from analysis.sections.sensitivity import sensitivity_numbers
 from analysis.sections.stability import split_table, unanimous_numbers
-from tests.factories import LABEL_A, LABEL_B, scenarios_frame, trials_frame
-
-A, B = "allowed", "blocked"
-
-
-def hand_cells() -> pd.DataFrame:
-    return pool_cells(score_cells(trials_frame(), scenarios_frame()))
 
 
 def recorded(table: pd.DataFrame) -> dict[str, dict]:
@@ -226,7 +219,7 @@ def test_mirror_numbers_per_pool(scenarios) -> None:
     """Always-hold on every scenario: each anchor (hold-labelled) right, each mirror
     (proceed-labelled) wrong, so the gap is 100 points and no condition gets the Apple
     Card mirror right."""
-    cells = always(scenarios, B, "reference-policy", "always-hold (gate)")
+    cells = always_cells(scenarios, B, "reference-policy", "always-hold (gate)")
     numbers = recorded(mirror_numbers(cells, scenarios))
     prefix = "reference.mirrors.always-hold-gate"
     patterns = scenarios["boundary_pattern"].astype(str)
@@ -239,20 +232,10 @@ def test_mirror_numbers_per_pool(scenarios) -> None:
     assert numbers[f"{prefix}.apple_card.modal_correct"]["value"] == 0
 
 
-def always(scenarios: pd.DataFrame, decision: str, source: str, condition: str) -> pd.DataFrame:
-    """Pooled cells of a policy that decides ``decision`` on every trial of every scenario."""
-    model, _, reasoning = condition.rpartition(" (")
-    trials = trials_frame(
-        {(sid, (model, reasoning.rstrip(")"))): [decision] * 5 for sid in scenarios.scenario_id},
-        source=source,
-    )
-    return pool_cells(score_cells(trials, scenarios))
-
-
 def test_sensitivity_numbers_of_always_hold(scenarios) -> None:
     """Always-hold refuses every proceed-labelled cell: each over-refusal is n of n, with n
     the proceed scenarios each check keeps (counted here by a plain loop)."""
-    cells = always(scenarios, B, "reference-policy", "always-hold (gate)")
+    cells = always_cells(scenarios, B, "reference-policy", "always-hold (gate)")
     numbers = recorded(sensitivity_numbers(cells, scenarios))
     prefix = "reference.sensitivity.always-hold-gate"
     kept_proceed = sum(
@@ -277,7 +260,7 @@ def test_unanimous_cells_by_hand() -> None:
     agree: s-hold-1 under model-a (five blocked) and s-go-1 under model-b (five allowed).
     model-a has four scored cells (s-go-2, all parse failures, is a scored miss), model-b
     three (its filtered s-hold-1 leaves)."""
-    numbers = recorded(unanimous_numbers(hand_cells()))
+    numbers = recorded(unanimous_numbers(pool_cells(hand_cells())))
     for label, scored in ((LABEL_A, 4), (LABEL_B, 3)):
         entry = numbers[f"runs.stability.{slug(label)}.unanimous_cells"]
         assert (entry["numerator"], entry["denominator"]) == (1, scored)
@@ -285,7 +268,7 @@ def test_unanimous_cells_by_hand() -> None:
 
 
 def test_split_table_has_one_column_per_split_most_unanimous_first() -> None:
-    cells = hand_cells()
+    cells = pool_cells(hand_cells())
     table = split_table(cells)
     splits = [c for c in table.columns if c not in ("source", "condition")]
     assert splits[0] == "5-0"
@@ -370,10 +353,10 @@ def test_unpaired_numbers_are_named_by_model_not_by_contrast_text(conditions) ->
 def test_inference_runs_one_source_at_a_time() -> None:
     cells = pd.concat(
         [
-            score_cells(trials_frame(source="published"), scenarios_frame()),
-            score_cells(trials_frame(source="run"), scenarios_frame()),
+            hand_cells(source="published"),
+            hand_cells(source="run"),
         ],
         ignore_index=True,
     )
     seen = {source: len(part) for source, part in by_source(pool_cells(cells))}
-    assert seen == {"published": 8, "run": 8}
+    assert seen == dict.fromkeys(("published", "run"), len(HAND_CELLS))
