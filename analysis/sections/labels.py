@@ -12,6 +12,7 @@ import pandas as pd
 from analysis.files import read_json
 from analysis.formatting import rounded
 from analysis.provenance import numbers_table, ratio_number, value_number
+from analysis.ratio import Ratio
 
 HUMAN_REPORT = Path("human-validation") / "agreement-report.json"
 AUDIT_REPORT = Path("annotation-audit") / "agreement-report.json"
@@ -129,13 +130,13 @@ def reported_agreement(results_dir: Path) -> tuple[pd.DataFrame, pd.DataFrame]:
         (
             panel,
             "exact agreement (gate)",
-            f"{rounded(Fraction(100 * agreeing, n_items), 1)}%",
+            Ratio(agreeing, n_items).text(),
             shown[AUDIT_REPORT],
         ),
         (
             panel,
             "majority matches key (gate)",
-            f"{rounded(Fraction(100 * matching, n_aligned), 1)}%",
+            Ratio(matching, n_aligned).text(),
             shown[AUDIT_REPORT],
         ),
     ]

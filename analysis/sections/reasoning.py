@@ -6,8 +6,9 @@ import matplotlib.pyplot as plt
 import pandas as pd
 
 from analysis.figures import PAIR
-from analysis.formatting import format_percent, points_text
+from analysis.formatting import points_text
 from analysis.provenance import number_name, numbers_table, ratio_number, value_number
+from analysis.ratio import Ratio
 
 #: Each contrasted rate: (name, numerator, denominator, description, reader's name).
 CONTRASTED = (
@@ -68,7 +69,7 @@ def reasoning_table(contrasts: pd.DataFrame) -> pd.DataFrame:
     for name, k, n, _, shown in CONTRASTED:
         for level in LEVELS:
             table[f"{shown} {level}"] = [
-                format_percent(100 * r[f"{name}_{level}"]) for r in records
+                Ratio(r[f"{k}_{level}"], r[f"{n}_{level}"]).text() for r in records
             ]
         table[f"{shown} diff (pts)"] = [
             points_text(r[f"{k}_high"], r[f"{n}_high"], r[f"{k}_floor"], r[f"{n}_floor"])
