@@ -12,6 +12,7 @@ import time
 from pathlib import Path
 
 import nbformat
+import pytest
 
 from analysis import paths
 
@@ -98,6 +99,7 @@ def test_notebooks_share_a_kernel_but_not_its_state(tmp_path):
     assert counts == list(range(1, len(counts) + 1))
 
 
+@pytest.mark.slow
 def test_hung_cell_and_dead_kernel_fail_the_build_and_the_next_notebook_runs(tmp_path):
     pid = RECORD.format(folder=str(tmp_path), name="hung", what="{}")
     hangs = notebook(
