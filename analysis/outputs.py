@@ -20,7 +20,7 @@ import matplotlib.pyplot as plt
 import pandas as pd
 
 from analysis import paths
-from analysis.figures import use_style
+from analysis.figures import save_figure, shown_width, use_style
 from analysis.files import read_json
 from analysis.latex import latex_table
 from analysis.provenance import NumberBook
@@ -156,16 +156,16 @@ class Output:
         it, and list it with ``caption`` in the catalogue."""
         folder = self.root / "figures"
         folder.mkdir(parents=True, exist_ok=True)
-        fig.savefig(folder / f"{name}.pdf", metadata={"CreationDate": None})
-        fig.savefig(folder / f"{name}.png")
+        _, png = save_figure(fig, folder / name)
         title = fig.get_suptitle() or (fig.axes[0].get_title() if fig.axes else "")
         self._list("figure", name, caption or title)
         try:
             from IPython import get_ipython
-            from IPython.display import display
+            from IPython.display import Image, display
 
-            if get_ipython() is not None:
-                display(fig)
+            if get_ipython() is not None:  # the saved PNG, shown at the figure's own size
+                data = png.read_bytes()
+                display(Image(data=data, width=shown_width(fig, data)))
         finally:
             plt.close(fig)
 

@@ -58,14 +58,17 @@ def _cpu() -> float:
     return own.ru_utime + own.ru_stime + children.ru_utime + children.ru_stime
 
 
-def timed(command: list[str], env: dict | None = None) -> tuple[float, float]:
-    """(wall, CPU) seconds of ``command`` run from the project root, children included."""
+def timed(command: list[str], env: dict | None = None, show: bool = False) -> tuple[float, float]:
+    """(wall, CPU) seconds of ``command`` run from the project root, children included;
+    ``show`` prints its per-notebook lines."""
     cpu, started = _cpu(), time.perf_counter()
     done = subprocess.run(
         command, cwd=paths.PROJECT_ROOT, env=env, capture_output=True, text=True, check=False
     )
     if done.returncode != 0:
         sys.exit(f"error: {' '.join(command)} failed:\n{done.stdout}{done.stderr}")
+    if show:
+        print("".join(f"  {line}\n" for line in done.stdout.splitlines() if line.startswith("  ")))
     return time.perf_counter() - started, _cpu() - cpu
 
 
@@ -152,7 +155,9 @@ def large_build(folder: Path, n_conditions: int) -> tuple[float, float, int]:
     identity = [sys.executable, "-m", "analysis.identity"]
     timed([*identity, "data"], env)  # the import, not timed against the build
     wall, cpu = timed(
-        [sys.executable, "-m", "analysis.build", "--paper-dir", str(folder / "paper")], env
+        [sys.executable, "-m", "analysis.build", "--paper-dir", str(folder / "paper")],
+        env,
+        show=True,
     )
     return wall, cpu, len(trials)
 
@@ -161,7 +166,7 @@ def main(skip_large: bool = False, n_conditions: int = 224) -> None:
     count = len(default_notebooks())
     floor_wall, floor_cpu = trivial_floor(count)
     shutil.rmtree(paths.PAPER_DIR, ignore_errors=True)
-    full_wall, full_cpu = timed(["make", "paper"])
+    full_wall, full_cpu = timed(["make", "paper"], show=True)
     noop_wall, _ = timed(["make", "paper"])
     print(
         f"{count} trivial notebooks, one after another: {floor_wall:6.1f} s wall, "

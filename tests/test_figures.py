@@ -55,3 +55,23 @@ def test_a_large_heatmap_shows_the_highest_and_lowest_rows_in_bounded_height():
     assert height <= 0.3 * HEATMAP_ROWS + 2
     assert any(f"{HEATMAP_ROWS} of 224 rows shown" in note for note in notes)
     assert seconds < 20  # bounded: no per-cell text for thousands of cells
+
+
+def test_save_figure_writes_what_savefig_writes(tmp_path):
+    import struct
+
+    from analysis.figures import save_figure, shown_width, use_style
+
+    use_style()
+    fig, ax = plt.subplots()
+    ax.plot([0, 1], [0, 1], label="a line")
+    ax.set(title="A title", xlabel="x")
+    ax.legend()
+    fig.savefig(tmp_path / "plain.png")  # the savefig.* settings: tight, 200 dpi
+    pdf, png = save_figure(fig, tmp_path / "saved")
+    plt.close(fig)
+    assert pdf.read_bytes().startswith(b"%PDF") and b"/FontFile2" in pdf.read_bytes()
+    plain = struct.unpack(">II", (tmp_path / "plain.png").read_bytes()[16:24])
+    saved = struct.unpack(">II", png.read_bytes()[16:24])
+    assert all(abs(a - b) <= 0.02 * a for a, b in zip(plain, saved, strict=True))
+    assert shown_width(fig, png.read_bytes()) == round(saved[0] * 110 / 200)

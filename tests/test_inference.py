@@ -304,3 +304,34 @@ def test_pattern_difficulty_refuses_deterministic_verdicts():
     for method in ("bayes", "gee"):
         with pytest.raises(ValueError, match="every cell's trials agree"):
             inf.pattern_difficulty(cells, scenarios, method=method)
+
+
+def test_gee_accuracy_is_statsmodels_gee():
+    """The count-based fit against statsmodels' GEE on the trials, cluster sizes unequal."""
+    import warnings
+
+    import statsmodels.api as sm
+
+    cells, _ = inf.simulate.simulated_cells(n_models=2, n_scenarios=50, seed=8)
+    short = cells.index[::7]  # some cells lose trials (a correct one where there is one)
+    cells.loc[short, "n_correct"] = (cells.loc[short, "n_correct"] - 1).clip(lower=0)
+    cells.loc[short, "n_trials"] = cells.loc[short, "n_trials"] - 2
+    cells["n_correct"] = cells[["n_correct", "n_trials"]].min(axis=1)
+    got = inf.gee_accuracy(cells).set_index("condition")
+    for condition, part in inf.trial_rows(cells).groupby("condition"):
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            model = sm.GEE(
+                part["correct"].to_numpy(dtype=float),
+                np.ones((len(part), 1)),
+                groups=pd.Categorical(part["scenario_id"]).codes,
+                family=sm.families.Binomial(),
+                cov_struct=sm.cov_struct.Exchangeable(),
+            )
+            fit = model.fit()
+        beta, se = float(fit.params[0]), float(fit.bse[0])
+        row = got.loc[condition]
+        assert row.estimate == pytest.approx(1 / (1 + np.exp(-beta)), abs=1e-6)
+        assert row.ci_low == pytest.approx(1 / (1 + np.exp(-(beta - 1.96 * se))), abs=1e-6)
+        assert row.ci_high == pytest.approx(1 / (1 + np.exp(-(beta + 1.96 * se))), abs=1e-6)
+        assert row.icc == pytest.approx(float(model.cov_struct.dep_params), abs=1e-5)

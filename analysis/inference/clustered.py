@@ -9,11 +9,8 @@ are alike.
 
 from __future__ import annotations
 
-import warnings
-
 import numpy as np
 import pandas as pd
-import statsmodels.api as sm
 from statsmodels.stats.proportion import confint_proportions_2indep
 
 from analysis.breakdowns import ANCHOR, MIRROR
@@ -149,9 +146,57 @@ def trial_rows(cells: pd.DataFrame) -> pd.DataFrame:
     return out
 
 
+def exchangeable_gee(
+    n_correct: np.ndarray, n_trials: np.ndarray, ctol: float = 1e-6, max_iterations: int = 60
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Intercept-only GEE, binomial with logit link and an exchangeable working correlation
+    within clusters, for every row of ``n_correct`` / ``n_trials`` (conditions x clusters,
+    0 trials where a cluster is absent) at once: (intercept, robust standard error, fitted
+    correlation) per row.
+
+    The estimator and its iteration are statsmodels' ``GEE(...).fit()`` (a Fisher scoring
+    step of the mean, then the moment update of the correlation, from 0, until the score's
+    norm is below ``ctol``), written for counts: the trials of a cluster share their
+    covariates, so each step needs only the cluster's correct count and size. The tests
+    hold it to statsmodels. Rows whose trials are all alike give NaN.
+    """
+    c, n = np.asarray(n_correct, dtype="float64"), np.asarray(n_trials, dtype="float64")
+    total = n.sum(axis=1)
+    with np.errstate(all="ignore"):
+        mean = c.sum(axis=1) / total
+        fit = (mean > 0) & (mean < 1)
+        beta = np.log(mean / (1 - mean))
+        rho = np.zeros(len(c))
+        pairs = (n * (n - 1) / 2).sum(axis=1)
+        done = ~fit
+        for iteration in range(max_iterations):
+            mu = 1 / (1 + np.exp(-beta))
+            weight = 1 / (1 + (n - 1) * rho[:, None])
+            score = (weight * (c - n * mu[:, None])).sum(axis=1)
+            information = mu * (1 - mu) * (weight * n).sum(axis=1)
+            beta = np.where(done, beta, beta + score / information)
+            done |= (np.abs(score) < ctol) & (iteration > 0)
+            if done.all():
+                break
+            mu = 1 / (1 + np.exp(-beta))
+            variance = (mu * (1 - mu))[:, None]
+            squares = (c * (1 - mu[:, None]) ** 2 + (n - c) * mu[:, None] ** 2) / variance
+            sums = (c - n * mu[:, None]) ** 2 / variance
+            scale = squares.sum(axis=1) / (total - 1)
+            updated = ((sums - squares) / 2).sum(axis=1) / scale / (pairs - 1)
+            rho = np.where(done, rho, updated)
+        mu = 1 / (1 + np.exp(-beta))
+        weight = 1 / (1 + (n - 1) * rho[:, None])
+        meat = (weight**2 * (c - n * mu[:, None]) ** 2).sum(axis=1)
+        se = np.sqrt(meat) / (mu * (1 - mu) * (weight * n).sum(axis=1))
+    nan = np.full(len(c), np.nan)
+    return np.where(fit, beta, nan), np.where(fit, se, nan), np.where(fit, rho, nan)
+
+
 def gee_accuracy(cells: pd.DataFrame) -> pd.DataFrame:
     """Mean-trial accuracy per condition by GEE (binomial, logit link, exchangeable working
-    correlation within scenarios, robust standard errors, statsmodels).
+    correlation within scenarios, robust standard errors; :func:`exchangeable_gee`, which
+    restates statsmodels' fit for counts).
 
     The interval is the back-transformed Wald interval of the intercept; ``icc`` is the
     fitted exchangeable correlation. A condition whose trials are all correct or all wrong
@@ -166,41 +211,34 @@ def gee_accuracy(cells: pd.DataFrame) -> pd.DataFrame:
     'GEE binomial, exchangeable (robust)'
     """
     rows = []
-    for (source, condition), part in trial_rows(cells).groupby(["source", "condition"]):
-        y = part["correct"].to_numpy(dtype="float64")
-        groups = pd.Categorical(part["scenario_id"]).codes
-        row = {
-            "source": source,
-            "condition": condition,
-            "estimate": y.mean(),
-            "method": "GEE binomial, exchangeable (robust)",
-            "n_clusters": len(np.unique(groups)),
-            "note": "",
-        }
-        if y.min() == y.max():
-            rows.append({**row, "note": "all trials alike: no GEE fit"})
-            continue
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore")
-            model = sm.GEE(
-                y,
-                np.ones((len(y), 1)),
-                groups=groups,
-                family=sm.families.Binomial(),
-                cov_struct=sm.cov_struct.Exchangeable(),
-            )
-            fit = model.fit()
-        beta, se = float(fit.params[0]), float(fit.bse[0])
-        expit = 1 / (1 + np.exp(-np.array([beta, beta - 1.96 * se, beta + 1.96 * se])))
-        rows.append(
-            {
-                **row,
-                "estimate": expit[0],
-                "ci_low": expit[1],
-                "ci_high": expit[2],
-                "icc": float(model.cov_struct.dep_params),
+    for source, part in by_source(cells):
+        arrays = cell_arrays(part)
+        n = arrays.n_trials * (arrays.scored > 0)
+        beta, se, rho = exchangeable_gee(arrays.n_correct * (arrays.scored > 0), n)
+        for j, condition in enumerate(arrays.conditions):
+            k, total = arrays.n_correct[j][n[j] > 0].sum(), n[j].sum()
+            row = {
+                "source": source,
+                "condition": condition,
+                "estimate": k / total if total else np.nan,
+                "method": "GEE binomial, exchangeable (robust)",
+                "n_clusters": int((n[j] > 0).sum()),
+                "note": "",
             }
-        )
+            if np.isnan(beta[j]):
+                rows.append({**row, "note": "all trials alike: no GEE fit"})
+                continue
+            b = np.array([beta[j], beta[j] - 1.96 * se[j], beta[j] + 1.96 * se[j]])
+            expit = 1 / (1 + np.exp(-b))
+            rows.append(
+                {
+                    **row,
+                    "estimate": expit[0],
+                    "ci_low": expit[1],
+                    "ci_high": expit[2],
+                    "icc": float(rho[j]),
+                }
+            )
     columns = ["source", "condition", "estimate", "ci_low", "ci_high", "icc", "method"]
     return pd.DataFrame(rows).reindex(columns=[*columns, "n_clusters", "note"])
 
