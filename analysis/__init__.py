@@ -44,6 +44,8 @@ _HOMES: dict[str, str] = {
     "sensitivity_table": "analysis.sensitivity",
     # intervals
     "wilson_interval": "analysis.stats",
+    # a notebook section: its inputs, output writer and recorded numbers in one call
+    "open_section": "analysis.sections",
 }
 
 __all__ = sorted(_HOMES)
