@@ -18,39 +18,30 @@ def corpus_size(scenarios: pd.DataFrame) -> pd.DataFrame:
     return numbers_table([_count("corpus.scenarios", len(scenarios), "scenarios in the corpus")])
 
 
+def _counted(frame: pd.DataFrame, kind: str, column: str, describe) -> pd.DataFrame:
+    """``corpus.<kind>.<value of column>``: each row's ``scenarios`` count."""
+    return numbers_table(
+        _count(number_name("corpus", kind, getattr(row, column)), row.scenarios, describe(row))
+        for row in frame.itertuples()
+    )
+
+
 def label_numbers(balance: pd.DataFrame) -> pd.DataFrame:
     """``corpus.label.<label>`` per row of :func:`analysis.corpus.label_balance`."""
-    return numbers_table(
-        _count(
-            number_name("corpus", "label", row.label),
-            row.scenarios,
-            f"scenarios whose required gate is {row.required_gate}",
-        )
-        for row in balance.itertuples()
+    return _counted(
+        balance, "label", "label", lambda r: f"scenarios whose required gate is {r.required_gate}"
     )
 
 
 def direction_numbers(directions: pd.DataFrame) -> pd.DataFrame:
     """``corpus.direction.<direction>`` per row of :func:`analysis.corpus.direction_counts`."""
-    return numbers_table(
-        _count(
-            number_name("corpus", "direction", row.direction),
-            row.scenarios,
-            f"{row.direction} scenarios",
-        )
-        for row in directions.itertuples()
-    )
+    return _counted(directions, "direction", "direction", lambda r: f"{r.direction} scenarios")
 
 
 def pattern_numbers(patterns: pd.DataFrame) -> pd.DataFrame:
     """``corpus.pattern.<pattern>`` per row of :func:`analysis.corpus.pattern_counts`."""
-    return numbers_table(
-        _count(
-            number_name("corpus", "pattern", row.boundary_pattern),
-            row.scenarios,
-            f"{row.boundary_pattern} scenarios",
-        )
-        for row in patterns.itertuples()
+    return _counted(
+        patterns, "pattern", "boundary_pattern", lambda r: f"{r.boundary_pattern} scenarios"
     )
 
 
