@@ -19,7 +19,7 @@ from analysis.corpus import reconciliation
 from analysis.leaderboard import rank_conditions
 from analysis.metrics import degenerate_gates, reasoning_contrasts
 from analysis.provenance import NumberBook, numbers_table, ratio_number, slug, value_number
-from analysis.sections import READS, open_section
+from analysis.sections import READS, open_section, stability
 from analysis.sections.corpus import reconciliation_numbers
 from analysis.sections.inference import by_source, unpaired_contrasts, unpaired_numbers
 from analysis.sections.labels import (
@@ -360,3 +360,24 @@ def test_inference_runs_one_source_at_a_time() -> None:
     )
     seen = {source: len(part) for source, part in by_source(pool_cells(cells))}
     assert seen == dict.fromkeys(("published", "run"), len(HAND_CELLS))
+
+
+def test_the_stability_figure_shows_the_best_and_worst_conditions_of_many():
+    n = 100
+    reads = pd.DataFrame(
+        {
+            "source": "published",
+            "condition": [f"m{i} (off)" for i in range(n)],
+            "mean_trial_accuracy": [i / n for i in range(n)],
+            "modal_accuracy": [i / n for i in range(n)],
+            "pass5": [i / n for i in range(n)],
+            "rank_mean_trial_accuracy": [n - i for i in range(n)],
+        }
+    )
+    fig = stability.stability_figure(reads)
+    labels = [t.get_text() for t in fig.axes[0].get_yticklabels()]
+    assert len(labels) == stability.FIGURE_ROWS
+    # ranked by mean trial accuracy: the best (m99) first, the worst (m0) last
+    assert labels[0] == "m99 (off)" and labels[-1] == "m0 (off)"
+    assert "m50 (off)" not in labels
+    plt.close(fig)

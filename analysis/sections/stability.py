@@ -6,7 +6,7 @@ import matplotlib.pyplot as plt
 import pandas as pd
 
 from analysis.breakdowns import leaderboard_stability, split_distribution, stability
-from analysis.figures import PALETTE, percent_axis, row_label
+from analysis.figures import HEATMAP_ROWS, PALETTE, percent_axis, row_label
 from analysis.outputs import stand_in_title
 from analysis.provenance import number_name, numbers_table, ratio_number, value_number
 
@@ -86,10 +86,18 @@ def rank_flip_text(reads: pd.DataFrame, source: str = "published") -> str:
     )
 
 
+#: Conditions a stability figure shows at most: the best and the worst by mean trial accuracy.
+FIGURE_ROWS = HEATMAP_ROWS
+
+
 def stability_figure(reads: pd.DataFrame, source: str = "published") -> plt.Figure:
     """The three reads of each condition of ``source`` on one row, ranked by mean trial
     accuracy, joined by a grey bar spanning them."""
-    reads = _of(reads, source)
+    reads = _of(reads, source).sort_values("rank_mean_trial_accuracy", kind="stable")
+    total = len(reads)
+    if total > FIGURE_ROWS:
+        half = FIGURE_ROWS // 2
+        reads = pd.concat([reads.head(half), reads.tail(FIGURE_ROWS - half)])
     fig, ax = plt.subplots(figsize=(6.4, 0.24 * len(reads) + 1.4))
     y = list(range(len(reads)))
     values = 100 * reads[[column for column, *_ in READS]].astype(float)
@@ -107,9 +115,14 @@ def stability_figure(reads: pd.DataFrame, source: str = "published") -> plt.Figu
     ax.set_yticks(y, reads["condition"], fontsize=7)
     ax.invert_yaxis()
     percent_axis(ax)
+    shown = (
+        ""
+        if total == len(reads)
+        else f"\n(the {len(reads)} first and last of {total}; the table has all)"
+    )
     ax.set(
         xlabel="Share of trials (mean) or cells (modal, pass5)",
-        title=f"Three reads of the same five trials, {source} conditions",
+        title=f"Three reads of the same five trials, {source} conditions{shown}",
     )
     ax.legend(loc="lower left", fontsize=7)
     return fig
