@@ -33,6 +33,12 @@ def _command(base_url: str, root: Path) -> list[str]:
     ]  # fmt: skip
 
 
+def _interruptible() -> None:
+    """Ctrl-C as a terminal delivers it: a process started from one that ignores SIGINT
+    (a pytest-xdist worker, ``nohup``) would inherit the ignoring."""
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
+
+
 def _start(base_url: str, root: Path) -> subprocess.Popen:
     return subprocess.Popen(
         _command(base_url, root),
@@ -41,6 +47,7 @@ def _start(base_url: str, root: Path) -> subprocess.Popen:
         stderr=subprocess.PIPE,
         text=True,
         env={**os.environ, "PYTHONUNBUFFERED": "1"},
+        preexec_fn=_interruptible,
     )
 
 
