@@ -21,6 +21,10 @@ from analysis.scenarios import load_scenarios
 
 def pytest_configure(config):
     config.addinivalue_line("markers", "slow: a slower check, run by `make test-all` and CI")
+    # As the build does (analysis/build.py): jsonschema, which nbformat imports, builds a Lark
+    # grammar for IRI syntax when rfc3987_syntax is importable (about 2 s of every test
+    # process's collection); no notebook schema checks an IRI.
+    sys.modules.setdefault("rfc3987_syntax", None)
 
 
 def pytest_collection_modifyitems(config, items):
