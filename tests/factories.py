@@ -3,11 +3,14 @@
 from __future__ import annotations
 
 import json
+import subprocess
+import sys
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 
 import pandas as pd
 
+from analysis import paths
 from analysis.breakdowns import pool_cells
 from analysis.scoring import score_cells
 from analysis.trials import normalize_trials
@@ -273,3 +276,15 @@ def breakdown_cells(source: str = "published") -> pd.DataFrame:
     """Scored cells of ``BREAKDOWN_CELLS``."""
     trials = trials_frame(BREAKDOWN_CELLS, BREAKDOWN_STATUSES, source=source)
     return score_cells(trials, breakdown_scenarios())
+
+
+def run_papermill(
+    notebook: str, executed: Path, **parameters: object
+) -> subprocess.CompletedProcess:
+    """Run ``notebooks/<notebook>.ipynb`` under papermill into ``executed`` with
+    ``parameters`` (``-p name value`` each), as a user would from the project root."""
+    command = [sys.executable, "-m", "papermill", "--no-progress-bar"]
+    command += [str(paths.NOTEBOOKS_DIR / f"{notebook}.ipynb"), str(executed)]
+    for name, value in parameters.items():
+        command += ["-p", name, str(value)]
+    return subprocess.run(command, capture_output=True, text=True, cwd=paths.PROJECT_ROOT)

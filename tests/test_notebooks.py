@@ -8,6 +8,7 @@ import re
 
 import nbformat
 import pytest
+from factories import run_papermill
 
 from analysis import paths
 from analysis.notebooks import is_stripped, main, strip, stripped
@@ -127,32 +128,15 @@ def test_a_notebook_runs_with_other_parameters(tmp_path, paper_dir) -> None:
     """06-mirrors under papermill with the data folder and one verdict file given: the
     reference policies' numbers are those the build records from every verdict found."""
     import json
-    import subprocess
-    import sys
 
     reference = paths.reference_runs_dir() / "trials.csv"
     out = tmp_path / "out"
-    result = subprocess.run(
-        [
-            sys.executable,
-            "-m",
-            "papermill",
-            "--no-progress-bar",
-            str(paths.NOTEBOOKS_DIR / "06-mirrors.ipynb"),
-            str(tmp_path / "executed.ipynb"),
-            "-p",
-            "output_dir",
-            str(out),
-            "-p",
-            "data_dir",
-            str(paths.data_dir()),
-            "-p",
-            "verdict_paths",
-            str(reference),
-        ],
-        capture_output=True,
-        text=True,
-        cwd=paths.PROJECT_ROOT,
+    result = run_papermill(
+        "06-mirrors",
+        tmp_path / "executed.ipynb",
+        output_dir=out,
+        data_dir=paths.data_dir(),
+        verdict_paths=reference,
     )
     assert result.returncode == 0, result.stderr[-2000:]
     numbers = json.loads((out / "numbers" / "06-mirrors.json").read_text("utf-8"))

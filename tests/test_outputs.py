@@ -4,12 +4,11 @@ from __future__ import annotations
 
 import json
 import re
-import subprocess
-import sys
 
 import nbformat
 import pandas as pd
 import pytest
+from factories import run_papermill
 
 from analysis import paths
 from analysis.claims import DIFFERS, NEEDS_VERDICTS, NOT_COMPUTED, REPRODUCED, judge, ledger
@@ -129,19 +128,7 @@ def test_a_notebook_run_with_defaults_leaves_paper_alone(tmp_path):
 
     before = snapshot()
     executed = tmp_path / "out.ipynb"
-    result = subprocess.run(
-        [
-            sys.executable,
-            "-m",
-            "papermill",
-            "--no-progress-bar",
-            str(paths.NOTEBOOKS_DIR / "09-labels.ipynb"),
-            str(executed),
-        ],
-        capture_output=True,
-        text=True,
-        cwd=paths.PROJECT_ROOT,
-    )
+    result = run_papermill("09-labels", executed)
     assert result.returncode == 0, result.stderr[-2000:]
     assert snapshot() == before
     assert "scratch" in executed.read_text()
