@@ -37,9 +37,12 @@ class Ratio:
     @property
     def rate(self) -> Fraction:
         """``k / n`` exactly; an empty denominator raises ``ZeroDivisionError``."""
+        self._require_denominator()
+        return Fraction(self.k, self.n)
+
+    def _require_denominator(self) -> None:
         if self.n == 0:
             raise ZeroDivisionError(f"rate of an empty denominator ({self.k}/{self.n})")
-        return Fraction(self.k, self.n)
 
     def text(self) -> str:
         """The rate as a percentage with one decimal, rounded once: ``"57.5%"``."""
@@ -47,11 +50,10 @@ class Ratio:
 
     def interval(self) -> tuple[float, float]:
         """The Wilson score 95% interval of the rate, as fractions (lower, upper), each bound
-        clipped to the rate as :func:`analysis.stats.with_wilson` does (at 7/7 the upper bound
-        computes as 0.9999999999999999)."""
-        estimate = float(self.rate)
+        clipped to the rate (:func:`analysis.stats.wilson_interval`)."""
+        self._require_denominator()
         low, high = wilson_interval(self.k, self.n)
-        return min(float(low), estimate), max(float(high), estimate)
+        return float(low), float(high)
 
     def __add__(self, other: Ratio) -> Ratio:
         """Pooled counts: ``Ratio(a, b) + Ratio(c, d) == Ratio(a + c, b + d)``."""

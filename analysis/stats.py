@@ -8,8 +8,13 @@ from statsmodels.stats.proportion import confint_proportions_2indep, proportion_
 
 
 def wilson_interval(k: int | np.ndarray, n: int | np.ndarray) -> tuple:
-    """Wilson score 95% interval for k successes out of n, as fractions (lower, upper)."""
-    return proportion_confint(k, n, alpha=0.05, method="wilson")
+    """Wilson score 95% interval for k successes out of n, as fractions (lower, upper).
+
+    Each bound is clipped to the estimate k / n, so the distance from the estimate to either
+    bound is never negative (at 7/7 the upper bound computes as 0.9999999999999999)."""
+    low, high = proportion_confint(k, n, alpha=0.05, method="wilson")
+    estimate = np.divide(k, n)
+    return np.minimum(low, estimate), np.maximum(high, estimate)
 
 
 def difference_interval(k1: int, n1: int, k0: int, n0: int) -> tuple[float, float]:
@@ -25,17 +30,13 @@ def difference_interval(k1: int, n1: int, k0: int, n0: int) -> tuple[float, floa
 
 
 def with_wilson(frame: pd.DataFrame, k: str, n: str, prefix: str) -> pd.DataFrame:
-    """``frame`` with ``<prefix>_low`` / ``<prefix>_high`` Wilson bounds for columns k / n.
-
-    Each bound is clipped to the estimate k / n, so the distance from the estimate to either
-    bound is never negative (at 7/7 the upper bound computes as 0.9999999999999999); an empty
-    denominator gives NaN bounds."""
+    """``frame`` with ``<prefix>_low`` / ``<prefix>_high`` Wilson bounds for columns k / n
+    (:func:`wilson_interval`); an empty denominator gives NaN bounds."""
     counts = frame[k].to_numpy(dtype="float64")
     totals = frame[n].to_numpy(dtype="float64")
     empty = totals <= 0
     safe = np.where(empty, 1.0, totals)
     low, high = wilson_interval(np.where(empty, 0.0, counts), safe)
-    estimate = np.where(empty, np.nan, counts / safe)
-    low = np.where(empty, np.nan, np.minimum(np.asarray(low, dtype="float64"), estimate))
-    high = np.where(empty, np.nan, np.maximum(np.asarray(high, dtype="float64"), estimate))
+    low = np.where(empty, np.nan, np.asarray(low, dtype="float64"))
+    high = np.where(empty, np.nan, np.asarray(high, dtype="float64"))
     return frame.assign(**{f"{prefix}_low": low, f"{prefix}_high": high})
