@@ -230,13 +230,16 @@ def load_checked_cells(
     results_dir: Path | None = None,
     pool: Sequence[str] | None = None,
     runs_dir: Path | None = None,
+    conditions: pd.DataFrame | None = None,
 ) -> tuple[pd.DataFrame, pd.DataFrame]:
     """(trials, cells) of every verdict found (``verdict_paths`` None: auto-detected under
     ``runs_dir``, default ``paths.runs_dir()``); when published per-trial verdicts are among
     them, their cell records must match their trials and their counts the published leaderboard
     (:class:`CrossCheckError` otherwise). The cells come pooled by
     :func:`analysis.breakdowns.pool_cells`: ``source`` names each cell's pool (the published
-    conditions together, the conditions named in ``pool`` together, any other alone)."""
+    conditions together, the conditions named in ``pool`` together, any other alone).
+    ``conditions``, when the caller has loaded them already, are the published conditions
+    the counts are checked against (else ``load_conditions(scenarios, results_dir)``)."""
     trials = load_trials(
         None if verdict_paths is None else [str(p) for p in verdict_paths],
         runs_dir=runs_dir,
@@ -252,7 +255,8 @@ def load_checked_cells(
             problems += check_cell_records(path, cells)
         if problems:
             raise CrossCheckError(", ".join(map(str, details)), problems)
-        conditions = load_conditions(scenarios, results_dir)
+        if conditions is None:
+            conditions = load_conditions(scenarios, results_dir)
         require_consistent(condition_scores(cells), conditions)
     return trials, pool_cells(cells, pool)
 

@@ -192,7 +192,9 @@ def open_section(
         from analysis.trial_crosscheck import load_checked_cells, source_summary, verdict_inputs
 
         listed = _listed(verdict_paths)
-        trials, cells = load_checked_cells(scenarios, listed, where.results, runs_dir=where.runs)
+        trials, cells = load_checked_cells(
+            scenarios, listed, where.results, runs_dir=where.runs, conditions=conditions
+        )
         inputs += verdict_inputs(listed, where.runs)
         print(source_summary(cells))
     out = Output(output_dir, notebook, inputs)
