@@ -131,25 +131,32 @@ def require_consistent(
 # --------------------------------------------------------------------------------------------
 
 
-def _stated(record: dict[str, Any]) -> dict[str, Any]:
-    """The cell-level fields a verdict record states, under ``score_cells``' names."""
-    stated: dict[str, Any] = {}
-    plain = {
-        "n_trials": "n_trials",
-        "n_correct": "n_correct",
-        "correct": "modal_correct",
-        "modal_decision": "modal_decision",
-        "modal_count": "modal_count",
-        "pass_all": "pass_all",
-        "provider_filtered": "provider_filtered",
-    }
-    for field, column in plain.items():
-        if field in record:
-            stated[field] = (column, record[field])
+#: Each cell-level field a verdict record states: (``score_cells`` column, the record's key
+#: or ``split.<key>``).
+_STATED_COLUMNS: dict[str, tuple[str, str]] = {
+    "n_trials": ("n_trials", "n_trials"),
+    "n_correct": ("n_correct", "n_correct"),
+    "correct": ("modal_correct", "correct"),
+    "modal_decision": ("modal_decision", "modal_decision"),
+    "modal_count": ("modal_count", "modal_count"),
+    "pass_all": ("pass_all", "pass_all"),
+    "provider_filtered": ("provider_filtered", "provider_filtered"),
+    "split.allowed": ("n_allowed", "allowed"),
+    "split.blocked": ("n_blocked", "blocked"),
+}
+
+
+def _stated(record: dict[str, Any]) -> dict[str, tuple[str, Any]]:
+    """The cell-level fields a verdict record states: field -> (column, stated value); a
+    ``split`` object's missing side counts as 0."""
     split = record.get("split")
-    if isinstance(split, dict):
-        stated["split.allowed"] = ("n_allowed", split.get("allowed", 0))
-        stated["split.blocked"] = ("n_blocked", split.get("blocked", 0))
+    stated: dict[str, tuple[str, Any]] = {}
+    for field, (column, key) in _STATED_COLUMNS.items():
+        if field.startswith("split."):
+            if isinstance(split, dict):
+                stated[field] = (column, split.get(key, 0))
+        elif key in record:
+            stated[field] = (column, record[key])
     return stated
 
 
@@ -168,19 +175,18 @@ def check_cell_records(path: str | Path, cells: pd.DataFrame) -> list[str]:
     doc = read_json(path)
     if not isinstance(doc, dict):
         return []
-    mine = cells.loc[cells["source"].astype(str) == PUBLISHED].copy()
-    for column in ("scenario_id", "condition"):
-        mine[column] = mine[column].astype(str)
-    mine["modal_decision"] = mine["modal_decision"].astype(object)
-    by_cell = mine.set_index(["scenario_id", "condition"])
+    mine = cells.loc[cells["source"].astype(str) == PUBLISHED]
+    columns = sorted({column for column, _ in _STATED_COLUMNS.values()})
+    keys = zip(mine["scenario_id"].astype(str), mine["condition"].astype(str), strict=True)
+    by_cell = dict(zip(keys, mine[columns].astype(object).to_dict("records"), strict=True))
     problems = []
     for scenario in doc.get("scenarios") or []:
         sid = str(scenario.get("id"))
         for record in scenario.get("model_verdicts") or []:
             condition = condition_label(*split_condition_label(str(record.get("model"))))
-            if (sid, condition) not in by_cell.index:
+            computed = by_cell.get((sid, condition))
+            if computed is None:
                 continue
-            computed = by_cell.loc[(sid, condition)]
             for field, (column, stated) in _stated(record).items():
                 value = computed[column]
                 value = None if not isinstance(value, str) and pd.isna(value) else value
