@@ -142,9 +142,11 @@ def load_trials(
     return combine_trials(_once_each(entries, frames))
 
 
-def _trial_set(frame: pd.DataFrame) -> pd.DataFrame:
+def _trial_set(frame: pd.DataFrame, key: tuple[str, str]) -> pd.DataFrame:
+    """The trials of ``key`` = (source, condition) in ``frame``, as comparable strings."""
     columns = ["scenario_id", "trial", "commit_permission", "status"]
-    return frame[columns].astype(str).sort_values(columns[:2], ignore_index=True)
+    mine = (frame["source"].astype(str) == key[0]) & (frame["condition"].astype(str) == key[1])
+    return frame.loc[mine, columns].astype(str).sort_values(columns[:2], ignore_index=True)
 
 
 def _once_each(entries: list[dict[str, Any]], frames: list[pd.DataFrame]) -> list[pd.DataFrame]:
@@ -155,19 +157,22 @@ def _once_each(entries: list[dict[str, Any]], frames: list[pd.DataFrame]) -> lis
     kept = []
     for entry, frame in zip(entries, frames, strict=True):
         where = ", ".join(str(p) for p in entry["paths"])
-        parts = []
-        for (source, condition), part in frame.groupby(["source", "condition"], observed=True):
-            key = (str(source), str(condition))
+        pairs = frame[["source", "condition"]].astype(str).drop_duplicates()
+        again = []
+        for key in pairs.itertuples(index=False, name=None):
             if key not in seen:
-                seen[key] = (where, _trial_set(part))
-                parts.append(part)
+                seen[key] = (where, frame)
                 continue
-            first, trials = seen[key]
-            if not trials.equals(_trial_set(part)):
+            first, other = seen[key]
+            if not _trial_set(other, key).equals(_trial_set(frame, key)):
                 raise VerdictError(
-                    f"{where}: condition {condition} ({source}) is also in {first} with "
+                    f"{where}: condition {key[1]} ({key[0]}) is also in {first} with "
                     "different trials; a run must be read from one place"
                 )
-        if parts:
-            kept.append(pd.concat(parts, ignore_index=True))
+            again.append(key)
+        if again:
+            keys = pd.MultiIndex.from_frame(frame[["source", "condition"]].astype(str))
+            frame = frame.loc[~keys.isin(again)]
+        if len(frame):
+            kept.append(frame.reset_index(drop=True))
     return kept
