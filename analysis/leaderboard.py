@@ -19,8 +19,10 @@ when all fits agree on it (else NA: the release does not say which cell left).
 
 from __future__ import annotations
 
+import math
 from collections import Counter
 from fractions import Fraction
+from functools import cache
 from pathlib import Path
 
 import pandas as pd
@@ -95,6 +97,17 @@ def _counted(row: dict, label: str, field: str, whole_bare: bool) -> tuple[int, 
     return k, n
 
 
+def _near(text: str, n: int) -> range:
+    """The counts out of ``n`` within a percentage point of the printed percentage ``text``
+    (every count, when ``text`` is not a number): those that can print as ``text``."""
+    try:
+        value = float(text.removesuffix("%"))
+    except ValueError:
+        return range(n + 1)
+    low, high = math.floor((value - 1) * n / 100), math.ceil((value + 1) * n / 100)
+    return range(max(0, low), min(n, high) + 1)
+
+
 def numerator_for(row: dict, label: str, field: str, n: int) -> int:
     """The integer k whose accuracy ``percent_text(k, n)`` prints as ``row[field]`` and, when the
     row has ``<field>_ci95``, whose Wilson interval prints as that; it must be unique."""
@@ -102,7 +115,7 @@ def numerator_for(row: dict, label: str, field: str, n: int) -> int:
     interval = row.get(f"{field}_ci95")
     if n <= 0:
         raise CrossCheckError(LEADERBOARD_FILENAME, [f"{label}: {field}: no denominator ({n})"])
-    candidates = [k for k in range(n + 1) if percent_text(k, n) == text]
+    candidates = [k for k in _near(text, n) if percent_text(k, n) == text]
     if len(candidates) > 1 and isinstance(interval, str):
         candidates = [k for k in candidates if interval_text(k, n) == interval]
     if len(candidates) != 1:
@@ -113,13 +126,14 @@ def numerator_for(row: dict, label: str, field: str, n: int) -> int:
     return candidates[0]
 
 
-def _removable_weights(weights: list[int], removed: int) -> set[int]:
+@cache
+def _removable_weights(weights: tuple[int, ...], removed: int) -> frozenset[int]:
     """Every total weight of ``removed`` cells drawn from ``weights`` (a multiset)."""
     sums = {(0, 0)}  # (cells taken, weight taken)
     for weight, count in Counter(weights).items():
         sums = {(c + j, w + j * weight) for c, w in sums for j in range(count + 1)}
         sums = {(c, w) for c, w in sums if c <= removed}
-    return {w for c, w in sums if c == removed}
+    return frozenset(w for c, w in sums if c == removed)
 
 
 def weight_denominators(
@@ -129,8 +143,8 @@ def weight_denominators(
     proceed cells left the directional denominators (filtered or with no modal decision)."""
     gate = scenarios["required_gate"].astype(str)
     weight = scenarios["tier_weight"].astype("int64")
-    holds = [int(w) for w in weight[gate == BLOCKED]]
-    proceeds = [int(w) for w in weight[gate == ALLOWED]]
+    holds = tuple(sorted(int(w) for w in weight[gate == BLOCKED]))
+    proceeds = tuple(sorted(int(w) for w in weight[gate == ALLOWED]))
     full = sum(holds) + sum(proceeds)
     hold_out = _removable_weights(holds, len(holds) - hold_opportunities)
     proceed_out = _removable_weights(proceeds, len(proceeds) - proceed_opportunities)

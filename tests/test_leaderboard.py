@@ -4,18 +4,20 @@ from __future__ import annotations
 
 import json
 import shutil
+from collections import Counter
 
 import pandas as pd
 import published
 import pytest
 
 from analysis import paths
-from analysis.formatting import weighted_miss_text
+from analysis.formatting import percent_text, weighted_miss_text
 from analysis.leaderboard import (
     CrossCheckError,
     interval_text,
     leaderboard_table,
     load_conditions,
+    numerator_for,
     rank_conditions,
 )
 from analysis.ratio import Ratio
@@ -145,3 +147,21 @@ def test_undecided_cells_are_not_limited_to_one_per_direction(scenarios, results
     conditions = load_conditions(scenarios, results_copy)
     parsed = conditions.set_index("label").loc["claude-sonnet-4.6 (off)"]
     assert parsed["n_no_decision"] == 2
+
+
+def test_every_count_that_prints_a_percentage_is_found():
+    # the search for a printed accuracy's count looks only near the printed value: every
+    # count of these denominators is found again from its own string, and a string that two
+    # counts print is reported as ambiguous rather than guessed
+    ambiguous = 0
+    for n in [*range(1, 121), 269, 270, 530, 1500]:
+        texts = [percent_text(k, n) for k in range(n + 1)]
+        fits = Counter(texts)
+        for k, text in enumerate(texts):
+            if fits[text] == 1:
+                assert numerator_for({"f": text}, "row", "f", n) == k
+            else:
+                ambiguous += 1
+                with pytest.raises(CrossCheckError, match=f"fits {fits[text]} counts"):
+                    numerator_for({"f": text}, "row", "f", n)
+    assert ambiguous  # 1500 trials print some accuracies twice
