@@ -86,14 +86,34 @@ def percent_axis(ax: plt.Axes, axis: str = "x", *, limits: bool = True) -> None:
         (ax.set_xlim if axis == "x" else ax.set_ylim)(-3, 103)
 
 
-#: Rows a rate heatmap draws at most: beyond, the highest and the lowest rows by their
-#: overall rate (every row stays in the table the figure illustrates).
-HEATMAP_ROWS = 40
+#: Rows a per-condition figure (heatmap, ranks, reads, splits) draws at most: beyond, the
+#: first and the last in the figure's order (every row stays in the table it illustrates),
+#: so that a figure's height and drawing time stay bounded on any number of conditions.
+FIGURE_ROWS = 40
 #: Cells a rate heatmap annotates at most; beyond, the colours alone carry the rates.
 HEATMAP_NOTES = 400
 
 
-def heatmap_rows(rates: pd.DataFrame, counts: pd.DataFrame, limit: int = HEATMAP_ROWS) -> list:
+def first_and_last(ordered: pd.DataFrame, limit: int = FIGURE_ROWS) -> tuple[pd.DataFrame, str]:
+    """The rows of ``ordered`` a figure shows, and a note for its title: every row and ``""``
+    when there are at most ``limit``; otherwise the ``limit // 2`` first and the rest of
+    ``limit`` last, with a note saying so.
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> shown, note = first_and_last(pd.DataFrame({"rank": range(1, 8)}), limit=4)
+    >>> list(shown["rank"]), note
+    ([1, 2, 6, 7], '(the 2 first and 2 last of 7; the table has all)')
+    """
+    if len(ordered) <= limit:
+        return ordered, ""
+    half = limit // 2
+    shown = pd.concat([ordered.head(half), ordered.tail(limit - half)])
+    return shown, f"(the {half} first and {limit - half} last of {len(ordered)}; the table has all)"
+
+
+def heatmap_rows(rates: pd.DataFrame, counts: pd.DataFrame, limit: int = FIGURE_ROWS) -> list:
     """The rows of ``rates`` a heatmap shows: every row when there are at most ``limit``,
     otherwise the ``limit // 2`` with the highest and as many with the lowest overall rate
     (cells weighted by their counts), highest first.
@@ -118,7 +138,7 @@ def rate_heatmap_figure(
     rates: pd.DataFrame, counts: pd.DataFrame, *, label: str = "modal accuracy"
 ) -> tuple[plt.Figure, plt.Axes]:
     """A figure holding :func:`rate_heatmap` of ``rates``, its height bounded: at most
-    :data:`HEATMAP_ROWS` rows (see :func:`heatmap_rows`; a line separates the highest from
+    :data:`FIGURE_ROWS` rows (see :func:`heatmap_rows`; a line separates the highest from
     the lowest, and a note under the figure says how many rows are shown)."""
     shown = heatmap_rows(rates, counts)
     row_height = 0.45 if len(shown) <= 20 else 0.3

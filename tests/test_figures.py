@@ -12,7 +12,7 @@ import matplotlib.pyplot as plt
 import numpy as np
 import pandas as pd
 
-from analysis.figures import HEATMAP_ROWS, rate_heatmap_figure
+from analysis.figures import FIGURE_ROWS, rate_heatmap_figure
 
 
 def rate_table(n_rows: int, n_columns: int = 6, seed: int = 3):
@@ -42,7 +42,7 @@ def test_a_large_heatmap_shows_the_highest_and_lowest_rows_in_bounded_height():
         pairs = [(r, n) for r, n in zip(rates.loc[row], counts.loc[row], strict=True) if r == r]
         overall[row] = sum(r * n for r, n in pairs) / sum(n for _, n in pairs)
     ranked = sorted(overall, key=lambda row: -overall[row])
-    half = HEATMAP_ROWS // 2
+    half = FIGURE_ROWS // 2
     started = time.perf_counter()
     fig, ax = rate_heatmap_figure(rates, counts)
     fig.canvas.draw()
@@ -52,8 +52,8 @@ def test_a_large_heatmap_shows_the_highest_and_lowest_rows_in_bounded_height():
     notes = [t.get_text() for t in fig.texts]
     plt.close(fig)
     assert labels == ranked[:half] + ranked[-half:]
-    assert height <= 0.3 * HEATMAP_ROWS + 2
-    assert any(f"{HEATMAP_ROWS} of 224 rows shown" in note for note in notes)
+    assert height <= 0.3 * FIGURE_ROWS + 2
+    assert any(f"{FIGURE_ROWS} of 224 rows shown" in note for note in notes)
     assert seconds < 20  # bounded: no per-cell text for thousands of cells
 
 

@@ -16,12 +16,18 @@ from factories import HAND_CELLS, LABEL_A, LABEL_B, A, B, always_cells, hand_cel
 from analysis import paths
 from analysis.breakdowns import pool_cells, split_distribution
 from analysis.corpus import reconciliation
+from analysis.figures import FIGURE_ROWS
 from analysis.leaderboard import rank_conditions
 from analysis.metrics import degenerate_gates, reasoning_contrasts
 from analysis.provenance import NumberBook, numbers_table, ratio_number, slug, value_number
 from analysis.sections import READS, open_section, stability
 from analysis.sections.corpus import reconciliation_numbers
-from analysis.sections.inference import by_source, unpaired_contrasts, unpaired_numbers
+from analysis.sections.inference import (
+    by_source,
+    rank_figure,
+    unpaired_contrasts,
+    unpaired_numbers,
+)
 from analysis.sections.labels import (
     AgreementReportError,
     disagreements,
@@ -32,7 +38,7 @@ from analysis.sections.leaderboard import leader_numbers, leaderboard_figure
 from analysis.sections.mirrors import incident_mirror, mirror_numbers
 from analysis.sections.reasoning import reasoning_table
 from analysis.sections.sensitivity import sensitivity_numbers
-from analysis.sections.stability import split_table, unanimous_numbers
+from analysis.sections.stability import split_figure, split_table, unanimous_numbers
 
 
 def recorded(table: pd.DataFrame) -> dict[str, dict]:
@@ -376,8 +382,48 @@ def test_the_stability_figure_shows_the_best_and_worst_conditions_of_many():
     )
     fig = stability.stability_figure(reads)
     labels = [t.get_text() for t in fig.axes[0].get_yticklabels()]
-    assert len(labels) == stability.FIGURE_ROWS
+    assert len(labels) == FIGURE_ROWS
     # ranked by mean trial accuracy: the best (m99) first, the worst (m0) last
     assert labels[0] == "m99 (off)" and labels[-1] == "m0 (off)"
     assert "m50 (off)" not in labels
+    plt.close(fig)
+
+
+def test_the_rank_figure_shows_the_best_and_worst_conditions_of_many():
+    n = 100
+    ranks = pd.DataFrame(
+        {
+            "condition": [f"m{i} (off)" for i in range(n)],
+            "rank": [n - i for i in range(n)],
+            "rank_low": [max(1, n - i - 2) for i in range(n)],
+            "rank_high": [min(n, n - i + 2) for i in range(n)],
+        }
+    )
+    fig = rank_figure(ranks, "Ranks")
+    ax = fig.axes[0]
+    labels = [t.get_text() for t in ax.get_yticklabels()]
+    assert len(labels) == FIGURE_ROWS
+    # best at the top: the last tick is rank 1 (m99), the first the worst (m0)
+    assert labels[-1] == "m99 (off)" and labels[0] == "m0 (off)"
+    assert "m50 (off)" not in labels
+    assert f"of {n}; the table has all" in ax.get_title()
+    plt.close(fig)
+
+
+def test_the_split_figure_shows_the_most_and_least_unanimous_conditions_of_many():
+    n = 60
+    table = pd.DataFrame(
+        {
+            "source": "published",
+            "condition": [f"m{i:02d} (off)" for i in range(n)],
+            "5-0": list(range(n)),
+            "4-1": [n - i for i in range(n)],
+        }
+    )
+    fig = split_figure(table, ["published"])
+    ax = fig.axes[0]
+    labels = [t.get_text() for t in ax.get_yticklabels()]
+    assert len(labels) == FIGURE_ROWS
+    assert labels[0].startswith("m59 (off)") and labels[-1].startswith("m00 (off)")
+    assert f"of {n}; the table has all" in ax.get_title()
     plt.close(fig)

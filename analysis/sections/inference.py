@@ -16,7 +16,7 @@ import pandas as pd
 
 from analysis import inference as inf
 from analysis.breakdowns import POOL_OF
-from analysis.figures import PAIR
+from analysis.figures import PAIR, first_and_last
 from analysis.provenance import numbers_table, slug, value_number
 
 if TYPE_CHECKING:
@@ -182,13 +182,15 @@ def published_rank_numbers(ranks: pd.DataFrame) -> pd.DataFrame:
 
 
 def rank_figure(ranks: pd.DataFrame, title: str) -> plt.Figure:
-    """Each condition's rank with its 95% bootstrap interval, best at the top."""
-    order = ranks.sort_values("rank", ascending=False).reset_index(drop=True)
+    """Each condition's rank with its 95% bootstrap interval, best at the top (beyond
+    ``analysis.figures.FIGURE_ROWS`` conditions, the best and the worst)."""
+    shown, note = first_and_last(ranks.sort_values("rank", kind="stable"))
+    order = shown.iloc[::-1].reset_index(drop=True)
     fig, ax = plt.subplots(figsize=(7, 0.22 * len(order) + 1.5))
     ax.hlines(order.index, order.rank_low, order.rank_high, color=PAIR[1], lw=3)
     ax.plot(order["rank"], order.index, "o", color=PAIR[0])
     ax.set_yticks(list(order.index), order.condition, fontsize=7)
-    ax.set(xlabel="rank (95% bootstrap interval)", title=title)
+    ax.set(xlabel="rank (95% bootstrap interval)", title=f"{title}\n{note}".strip())
     ax.invert_xaxis()
     fig.tight_layout()
     return fig

@@ -145,7 +145,7 @@ def severity_figure(severity: Severity, sources: list[str]) -> plt.Figure:
 def stratum_figure(table: pd.DataFrame, column: str, sources: list[str]) -> plt.Figure:
     """A heatmap of :func:`analysis.breakdowns.accuracy_by` over ``column``: one row per
     condition (with its pool), each cell its modal accuracy and number of cells; past
-    ``analysis.figures.HEATMAP_ROWS`` conditions, the highest and the lowest."""
+    ``analysis.figures.FIGURE_ROWS`` conditions, the highest and the lowest."""
     words = column.replace("_", " ")
     rows = [row_label(c, s) for c, s in zip(table["condition"], table["source"], strict=True)]
     table = table.assign(row=rows)

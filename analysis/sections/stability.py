@@ -6,7 +6,7 @@ import matplotlib.pyplot as plt
 import pandas as pd
 
 from analysis.breakdowns import leaderboard_stability, split_distribution, stability
-from analysis.figures import HEATMAP_ROWS, PALETTE, percent_axis, row_label
+from analysis.figures import FIGURE_ROWS, PALETTE, first_and_last, percent_axis, row_label
 from analysis.outputs import stand_in_title
 from analysis.provenance import number_name, numbers_table, ratio_number, value_number
 
@@ -86,18 +86,11 @@ def rank_flip_text(reads: pd.DataFrame, source: str = "published") -> str:
     )
 
 
-#: Conditions a stability figure shows at most: the best and the worst by mean trial accuracy.
-FIGURE_ROWS = HEATMAP_ROWS
-
-
 def stability_figure(reads: pd.DataFrame, source: str = "published") -> plt.Figure:
     """The three reads of each condition of ``source`` on one row, ranked by mean trial
     accuracy, joined by a grey bar spanning them."""
-    reads = _of(reads, source).sort_values("rank_mean_trial_accuracy", kind="stable")
-    total = len(reads)
-    if total > FIGURE_ROWS:
-        half = FIGURE_ROWS // 2
-        reads = pd.concat([reads.head(half), reads.tail(FIGURE_ROWS - half)])
+    ranked = _of(reads, source).sort_values("rank_mean_trial_accuracy", kind="stable")
+    reads, shown = first_and_last(ranked)
     fig, ax = plt.subplots(figsize=(6.4, 0.24 * len(reads) + 1.4))
     y = list(range(len(reads)))
     values = 100 * reads[[column for column, *_ in READS]].astype(float)
@@ -115,14 +108,9 @@ def stability_figure(reads: pd.DataFrame, source: str = "published") -> plt.Figu
     ax.set_yticks(y, reads["condition"], fontsize=7)
     ax.invert_yaxis()
     percent_axis(ax)
-    shown = (
-        ""
-        if total == len(reads)
-        else f"\n(the {len(reads)} first and last of {total}; the table has all)"
-    )
     ax.set(
         xlabel="Share of trials (mean) or cells (modal, pass5)",
-        title=f"Three reads of the same five trials, {source} conditions{shown}",
+        title=f"Three reads of the same five trials, {source} conditions\n{shown}".strip(),
     )
     ax.legend(loc="lower left", fontsize=7)
     return fig
@@ -170,9 +158,14 @@ def unanimous_numbers(cells: pd.DataFrame) -> pd.DataFrame:
 
 
 def split_figure(table: pd.DataFrame, sources: list[str]) -> plt.Figure:
-    """Each condition's share of cells per trial split (:func:`split_table`), stacked."""
+    """Each condition's share of cells per trial split (:func:`split_table`), stacked; beyond
+    ``analysis.figures.FIGURE_ROWS`` conditions, those with the most and the fewest cells of
+    the most unanimous split."""
     wide = table.set_index(["source", "condition"])
     shares = 100 * wide.div(wide.sum(axis=1), axis=0)
+    if len(shares) > FIGURE_ROWS:
+        shares = shares.sort_values(shares.columns[0], ascending=False, kind="stable")
+    shares, shown = first_and_last(shares)
     fig, ax = plt.subplots(figsize=(6.4, 0.32 * len(shares) + 1.6))
     left = pd.Series(0.0, index=shares.index)
     for j, split in enumerate(shares.columns):
@@ -189,7 +182,8 @@ def split_figure(table: pd.DataFrame, sources: list[str]) -> plt.Figure:
     ax.invert_yaxis()
     percent_axis(ax, limits=False)
     ax.set_xlim(0, 100)
-    ax.set(xlabel="Share of cells", title=stand_in_title("Trial splits per condition", sources))
+    title = stand_in_title("Trial splits per condition", sources)
+    ax.set(xlabel="Share of cells", title=f"{title}\n{shown}".strip())
     ax.legend(
         title="Trial split (modal - other, + none)",
         loc="upper center",
