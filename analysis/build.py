@@ -90,9 +90,11 @@ class NotebookRun:
     kernel_ok: bool = True  # False: the kernel hung, died or did not start
 
 
-def execute(notebook: Path, staging: Path, kernel, cell_timeout: float) -> Path:
+def execute(
+    notebook: Path, staging: Path, kernel, cell_timeout: float, checked: Path | None = None
+) -> Path:
     """Run one notebook with papermill on the running ``kernel`` (a ``WarmKernel``), its
-    outputs going to ``staging``."""
+    outputs going to ``staging``, given the build's ``checked`` inputs when it reads them."""
     import papermill
 
     from analysis.kernels import ENGINE
@@ -101,7 +103,7 @@ def execute(notebook: Path, staging: Path, kernel, cell_timeout: float) -> Path:
     papermill.execute_notebook(  # no cwd: papermill's chdir is not thread-safe
         str(notebook),
         str(executed),
-        parameters={"output_dir": str(staging)},
+        parameters=_parameters(notebook, staging, checked),
         engine_name=ENGINE,
         km=kernel.km,
         execution_timeout=cell_timeout,
@@ -152,9 +154,12 @@ def _running_cell(notebook: Path, executed: Path) -> str:
     return failing_cell(notebook, started[-1].source) if started else "its first cell"
 
 
-def run_notebook(notebook: Path, staging: Path, kernel, cell_timeout: float) -> NotebookRun:
-    """Execute one notebook into ``staging`` on ``kernel`` and report its outcome without
-    raising; ``kernel_ok`` says whether the kernel can run the next notebook."""
+def run_notebook(
+    notebook: Path, staging: Path, kernel, cell_timeout: float, checked: Path | None = None
+) -> NotebookRun:
+    """Execute one notebook into ``staging`` on ``kernel`` (given the ``checked`` inputs) and
+    report its outcome without raising; ``kernel_ok`` says whether the kernel can run the
+    next notebook."""
     import papermill
     from nbclient.exceptions import CellTimeoutError, DeadKernelError
 
@@ -166,7 +171,7 @@ def run_notebook(notebook: Path, staging: Path, kernel, cell_timeout: float) -> 
     kernel_ok = False
     try:
         kernel.clean()
-        execute(notebook, staging, kernel, cell_timeout)
+        execute(notebook, staging, kernel, cell_timeout, checked)
     except papermill.PapermillExecutionError as error:
         cell = failing_cell(notebook, error.source)
         failure = f"{notebook.name}: {cell} raised {error.ename}: {error.evalue}"
@@ -209,6 +214,7 @@ class NotebookRunner:
         self.stop = threading.Event()
         self.queue: Queue = Queue()
         self.runs: list[NotebookRun] = []
+        self.checked: Path | None = None
         self.threads = [
             threading.Thread(target=self._work, name=f"notebook-worker-{n}", daemon=True)
             for n in range(min(workers, len(notebooks)))
@@ -216,8 +222,12 @@ class NotebookRunner:
         for thread in self.threads:
             thread.start()
 
-    def run(self, notebooks: list[Path], parts: Path) -> list[NotebookRun]:
-        """Execute ``notebooks`` (longest first is best), each into ``parts / stem``."""
+    def run(
+        self, notebooks: list[Path], parts: Path, checked: Path | None = None
+    ) -> list[NotebookRun]:
+        """Execute ``notebooks`` (longest first is best), each into ``parts / stem``, those
+        that read them given the ``checked`` inputs."""
+        self.checked = checked
         for notebook in notebooks:
             self.queue.put((notebook, parts / notebook.stem))
         self.go.set()
@@ -269,7 +279,7 @@ class NotebookRunner:
                     run.failure, run.kernel_ok, error = f"{notebook.name}: {error}", False, None
                     _report(run)
                 else:
-                    run = run_notebook(notebook, staging, kernel, self.cell_timeout)
+                    run = run_notebook(notebook, staging, kernel, self.cell_timeout, self.checked)
                     if not run.kernel_ok:
                         kernel.kill()
                         kernel = None
@@ -324,15 +334,31 @@ def check_writable(paper_dir: Path) -> None:
             raise BuildError(f"{folder}: not writable ({error.strerror})") from None
 
 
-def check_inputs() -> None:
-    """Load every input the notebooks read, so that bad input stops the build first."""
-    from analysis.leaderboard import load_conditions
-    from analysis.scenarios import load_scenarios
-    from analysis.trial_crosscheck import load_checked_cells
+#: Where the build keeps the checked inputs it hands its notebooks, inside the staging
+#: folder's ``.parts`` (removed before ``paper/`` is replaced).
+CHECKED_INPUTS = "checked-inputs.pkl"
 
-    scenarios = load_scenarios()
-    load_conditions(scenarios)
-    load_checked_cells(scenarios)
+
+def check_inputs(parts: Path) -> Path:
+    """Load and cross-check every input the notebooks read, so that bad input stops the build
+    first; the checked frames go to ``parts/checked-inputs.pkl``, which the notebooks that
+    read them are given (``checked_inputs``) instead of loading them again."""
+    from analysis.sections.opening import write_checked_inputs
+
+    parts.mkdir(parents=True, exist_ok=True)
+    return write_checked_inputs(parts / CHECKED_INPUTS)
+
+
+def _parameters(notebook: Path, staging: Path, checked: Path | None) -> dict:
+    """The papermill parameters of ``notebook``: its output folder and, for a section that
+    reads the conditions or the verdicts, the checked inputs."""
+    from analysis.sections import READS
+
+    parameters = {"output_dir": str(staging)}
+    reads = READS.get(notebook.stem)
+    if checked is not None and reads is not None and (reads.conditions or reads.verdicts):
+        parameters["checked_inputs"] = str(checked)
+    return parameters
 
 
 def _swap(staging: Path, paper_dir: Path) -> None:
@@ -403,16 +429,24 @@ def _collect(part: Path, staging: Path) -> list[str]:
 
 def _longest_first(notebooks: list[Path], paper_dir: Path) -> list[Path]:
     """``notebooks`` ordered by the seconds each took in the last build, longest first (so
-    that the longest does not start last); a notebook never timed goes first."""
+    that the longest does not start last). Notebooks never timed go first, those reading
+    more first (per-trial verdicts, then the published conditions; see
+    ``analysis.sections.READS``), later sections before earlier ones."""
+    from analysis.sections import READS
+
     recorded = _stamp(paper_dir).get("notebooks")
     recorded = recorded if isinstance(recorded, dict) else {}
 
-    def seconds(notebook: Path) -> float:
+    def cost(notebook: Path) -> tuple[float, int, str]:
         record = recorded.get(notebook.name)
         value = record.get("seconds") if isinstance(record, dict) else None
-        return float(value) if isinstance(value, int | float) else float("inf")
+        reads = READS.get(notebook.stem)
+        weight = 2 * reads.verdicts + reads.conditions if reads is not None else 0
+        if isinstance(value, int | float):
+            return float(value), 0, ""
+        return float("inf"), weight, notebook.stem
 
-    return sorted(notebooks, key=seconds, reverse=True)
+    return sorted(notebooks, key=cost, reverse=True)
 
 
 def build(
@@ -439,14 +473,14 @@ def build(
     runner = NotebookRunner(to_run, workers, cell_timeout) if to_run else None
     staging = paper_dir.with_name(paper_dir.name + ".staging")
     try:
-        check_inputs()
         shutil.rmtree(staging, ignore_errors=True)
         (staging / "notebooks").mkdir(parents=True)
+        parts = staging / ".parts"
+        checked = check_inputs(parts)
         _seed(staging, paper_dir, reused)
         for notebook in reused:
             print(f"  {Path(notebook).stem:<24} {'':>7}  unchanged", flush=True)
-        parts = staging / ".parts"
-        runs = runner.run(to_run, parts) if runner else []
+        runs = runner.run(to_run, parts, checked) if runner else []
         failed = [run for run in runs if run.failure]
         if failed:
             kept = _keep_failed(failed, paper_dir) / failed[0].executed.name

@@ -424,3 +424,20 @@ def test_touching_one_notebook_reruns_only_it(tmp_path):
     assert (paper / "figures" / figure.name).is_file()
     executed = nbformat.read(paper / "notebooks" / "09-labels.ipynb", as_version=4)
     assert executed.cells[-1].source == "An added note."
+
+
+def test_notebooks_start_longest_first(tmp_path: Path) -> None:
+    from analysis.build import STAMP, _longest_first
+    from analysis.identity import default_notebooks
+
+    notebooks = default_notebooks()
+    # never timed: the sections reading per-trial verdicts and conditions first
+    order = [nb.stem for nb in _longest_first(notebooks, tmp_path)]
+    assert order[:2] == ["10-inference", "07-stability"]
+    assert set(order[2:5]) == {"05-patterns", "06-mirrors", "08-sensitivity"}
+    assert order[-2:] == ["09-labels", "01-corpus"]
+    # timed: by the seconds the last build took, a notebook never timed before them
+    seconds = {nb.name: {"seconds": float(n)} for n, nb in enumerate(notebooks[1:])}
+    (tmp_path / STAMP).write_text(json.dumps({"notebooks": seconds}))
+    order = [nb.stem for nb in _longest_first(notebooks, tmp_path)]
+    assert order == [notebooks[0].stem, *(nb.stem for nb in reversed(notebooks[1:]))]

@@ -135,6 +135,24 @@ def test_a_section_reads_the_data_folder_it_is_given(tmp_path: Path) -> None:
     assert len(section.conditions) == len(default.conditions)
 
 
+def test_checked_inputs_give_a_section_the_frames_it_would_load(tmp_path: Path) -> None:
+    from analysis.sections.opening import write_checked_inputs
+
+    checked = write_checked_inputs(tmp_path / "checked.pkl")
+    given = open_section("07-stability", output_dir=tmp_path / "a", checked_inputs=checked)
+    loaded = open_section("07-stability", output_dir=tmp_path / "b")
+    for frame in ("scenarios", "conditions", "trials", "cells"):
+        pd.testing.assert_frame_equal(getattr(given, frame), getattr(loaded, frame))
+    assert given.inputs == loaded.inputs
+    # a section that reads neither conditions nor verdicts gets neither
+    labels = open_section("09-labels", output_dir=tmp_path / "c", checked_inputs=checked)
+    assert labels.conditions is None and labels.cells is None
+    with pytest.raises(ValueError, match="not both"):
+        open_section("05-patterns", checked_inputs=checked, verdict_paths=str(tmp_path))
+    with pytest.raises(ValueError, match="checked inputs of"):
+        open_section("05-patterns", data_dir=tmp_path, checked_inputs=checked)
+
+
 # --- 01, 02, 04: corpus, leaderboard, reasoning ------------------------------------------------
 
 

@@ -150,6 +150,65 @@ class Section:
         self.out.close()
 
 
+#: What :func:`write_checked_inputs` stores: everything any section reads from the data
+#: folder, loaded and cross-checked once.
+ALL_READS = Reads(conditions=True, verdicts=True)
+
+
+@dataclass(frozen=True)
+class Loaded:
+    """A section's loaded and checked frames (None where it does not read them)."""
+
+    scenarios: pd.DataFrame
+    conditions: pd.DataFrame | None = None
+    trials: pd.DataFrame | None = None
+    cells: pd.DataFrame | None = None
+
+
+def load_inputs(what: Reads, where: Locations, verdict_paths: list[str] | None) -> Loaded:
+    """Load and cross-check what ``what`` reads from ``where``."""
+    scenarios = load_scenarios(where.scenarios, where.results)
+    conditions = trials = cells = None
+    if what.conditions:
+        from analysis.leaderboard import load_conditions
+
+        conditions = load_conditions(scenarios, where.results)
+    if what.verdicts:
+        from analysis.trial_crosscheck import load_checked_cells
+
+        trials, cells = load_checked_cells(
+            scenarios, verdict_paths, where.results, runs_dir=where.runs, conditions=conditions
+        )
+    return Loaded(scenarios, conditions, trials, cells)
+
+
+def write_checked_inputs(path: Path, data_dir: str | os.PathLike[str] | None = None) -> Path:
+    """Load and cross-check every input under ``data_dir`` once (:data:`ALL_READS`, every
+    verdict found) and store the frames at ``path`` (a pickle), for :func:`open_section`'s
+    ``checked_inputs``: the build does this before its notebooks start, so that each one
+    does not load and check the same files again. Bad input raises here."""
+    where = Locations.of(data_dir)
+    loaded = load_inputs(ALL_READS, where, None)
+    pd.to_pickle({"locations": where, "loaded": loaded}, path)
+    return path
+
+
+def _read_checked_inputs(path: str | os.PathLike[str], where: Locations, what: Reads) -> Loaded:
+    stored = pd.read_pickle(path)
+    if stored["locations"] != where:
+        raise ValueError(
+            f"{path}: checked inputs of {stored['locations'].runs.parent}, not of "
+            f"{where.runs.parent}"
+        )
+    loaded = stored["loaded"]
+    return Loaded(
+        loaded.scenarios,
+        loaded.conditions if what.conditions else None,
+        loaded.trials if what.verdicts else None,
+        loaded.cells if what.verdicts else None,
+    )
+
+
 def _listed(verdict_paths: VerdictPaths) -> list[str] | None:
     if verdict_paths is None:
         return None
@@ -164,6 +223,7 @@ def open_section(
     output_dir: str | os.PathLike[str] | None = None,
     data_dir: str | os.PathLike[str] | None = None,
     verdict_paths: VerdictPaths = None,
+    checked_inputs: str | os.PathLike[str] | None = None,
     reads: Reads | None = None,
 ) -> Section:
     """Open the section of ``notebook`` (``"05-patterns"``): load what it reads
@@ -171,40 +231,42 @@ def open_section(
     open its :class:`~analysis.outputs.Output` in ``output_dir`` (None: ``scratch/``).
 
     ``verdict_paths`` (a path or a list; None: every verdict found under the runs folder)
-    chooses the per-trial verdicts; the pools they form are printed.
+    chooses the per-trial verdicts; the pools they form are printed. ``checked_inputs``, a
+    file :func:`write_checked_inputs` wrote for the same ``data_dir`` (the build passes
+    one), supplies the frames already loaded and checked, instead of loading them again.
     """
     what = reads if reads is not None else READS.get(notebook)
     if what is None:
         known = ", ".join(READS)
         raise ValueError(f"unknown section {notebook!r}; known: {known} (or pass reads=)")
     where = Locations.of(data_dir)
-    scenarios = load_scenarios(where.scenarios, where.results)
+    listed = _listed(verdict_paths)
+    if checked_inputs is None:
+        loaded = load_inputs(what, where, listed)
+    elif listed is not None:
+        raise ValueError("give verdict_paths or checked_inputs, not both")
+    else:
+        loaded = _read_checked_inputs(checked_inputs, where, what)
     inputs: list[Path] = []
-    conditions = trials = cells = None
     if what.conditions:
-        from analysis.leaderboard import LEADERBOARD_FILENAME, load_conditions
+        from analysis.leaderboard import LEADERBOARD_FILENAME
 
-        conditions = load_conditions(scenarios, where.results)
         inputs += [where.results / LEADERBOARD_FILENAME, where.results / paths.RELEASE_MANIFEST]
     inputs.append(where.scenarios)
     inputs += [where.results / name for name in what.results_files]
     if what.verdicts:
-        from analysis.trial_crosscheck import load_checked_cells, source_summary, verdict_inputs
+        from analysis.trial_crosscheck import source_summary, verdict_inputs
 
-        listed = _listed(verdict_paths)
-        trials, cells = load_checked_cells(
-            scenarios, listed, where.results, runs_dir=where.runs, conditions=conditions
-        )
         inputs += verdict_inputs(listed, where.runs)
-        print(source_summary(cells))
+        print(source_summary(loaded.cells))
     out = Output(output_dir, notebook, inputs)
     return Section(
         name=notebook,
         out=out,
-        scenarios=scenarios,
+        scenarios=loaded.scenarios,
         locations=where,
-        conditions=conditions,
-        trials=trials,
-        cells=cells,
+        conditions=loaded.conditions,
+        trials=loaded.trials,
+        cells=loaded.cells,
         inputs=inputs,
     )
