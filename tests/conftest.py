@@ -27,6 +27,7 @@ def pytest_configure(config):
     sys.modules.setdefault("rfc3987_syntax", None)
 
 
+@pytest.hookimpl(tryfirst=True)  # before xdist's own hook reads the groups
 def pytest_collection_modifyitems(config, items):
     """Under ``pytest -n --dist loadgroup``, every test that reads the built paper runs on
     the worker that builds it (the others never wait for it), and each other file stays

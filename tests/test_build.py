@@ -441,3 +441,11 @@ def test_notebooks_start_longest_first(tmp_path: Path) -> None:
     (tmp_path / STAMP).write_text(json.dumps({"notebooks": seconds}))
     order = [nb.stem for nb in _longest_first(notebooks, tmp_path)]
     assert order == [notebooks[0].stem, *(nb.stem for nb in reversed(notebooks[1:]))]
+
+
+def test_paper_tests_run_on_the_worker_that_builds(request, paper_dir) -> None:
+    # pytest-xdist groups by a suffix of the test id, which some pytest versions drop
+    # silently (pytest-xdist issue 1386): then every worker would build the paper
+    if not getattr(request.config.option, "loadgroup", False):
+        pytest.skip("not under pytest -n --dist loadgroup")
+    assert request.node.nodeid.endswith("@paper")
