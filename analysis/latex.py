@@ -34,10 +34,16 @@ _LATEX_SPECIALS = {
 }
 
 
+_ASCII_ESCAPES = str.maketrans({ch: tex for ch, tex in _LATEX_SPECIALS.items() if ch.isascii()})
+
+
 def latex_escape(text: object) -> str:
     """``text`` safe in LaTeX body text: ``\\ & % $ # _ { } ~ ^`` and a few symbols escaped;
     a character beyond Latin (which pdflatex cannot set without extra fonts) becomes ``?``."""
-    return "".join(_LATEX_SPECIALS.get(ch, ch if ord(ch) < 0x250 else "?") for ch in str(text))
+    text = str(text)
+    if text.isascii():
+        return text.translate(_ASCII_ESCAPES)
+    return "".join(_LATEX_SPECIALS.get(ch, ch if ord(ch) < 0x250 else "?") for ch in text)
 
 
 def _width_pt(shown: pd.DataFrame, scale: float, colsep: float) -> float:

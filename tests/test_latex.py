@@ -46,6 +46,12 @@ def test_backslash_tilde_and_caret_become_text_commands():
     assert latex_escape("a\\b~c^d") == r"a\textbackslash{}b\textasciitilde{}c\textasciicircum{}d"
 
 
+def test_text_beyond_ascii_keeps_latin_and_maps_symbols():
+    # dashes and maths symbols have LaTeX spellings, Latin letters stay, anything beyond
+    # Latin becomes "?", and ASCII specials beside them are escaped as in plain ASCII text
+    assert latex_escape("é_1 – 2 ≥ 3 ✓ 50%") == r"é\_1 -- 2 \ensuremath{\geq} 3 ? 50\%"
+
+
 def test_caption_headers_and_cells_are_escaped():
     frame = pd.DataFrame({"share_%": [0.5], "a & b": ["x_y #1 $2 {z}"], "n_cells": [3]})
     tex = latex_table(frame, "Rates in % & more_{x}", "t")

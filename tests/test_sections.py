@@ -190,6 +190,23 @@ def test_leaderboard_figure_has_one_row_per_condition(scenarios, conditions) -> 
     plt.close(fig)
 
 
+def test_leaderboard_figure_of_many_conditions_shows_the_first_and_last(
+    scenarios, conditions
+) -> None:
+    ranked = rank_conditions(conditions)
+    many = pd.concat(
+        [ranked.assign(label=ranked["label"].astype(str) + f" #{n}") for n in range(4)],
+        ignore_index=True,
+    )
+    fig = leaderboard_figure(many, degenerate_gates(scenarios))
+    labels = [t.get_text() for t in fig.axes[0].get_yticklabels()]
+    assert len(labels) == FIGURE_ROWS
+    # Table 2's order from the top: the first rows, then the last
+    assert labels[0] == many["label"].iloc[0] and labels[-1] == many["label"].iloc[-1]
+    assert f"of {len(many)}; the table has all" in fig.axes[0].get_title()
+    plt.close(fig)
+
+
 def test_reasoning_table_rounds_once_from_the_counts() -> None:
     contrasts = reasoning_contrasts(
         pd.DataFrame(

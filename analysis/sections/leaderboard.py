@@ -5,7 +5,7 @@ from __future__ import annotations
 import matplotlib.pyplot as plt
 import pandas as pd
 
-from analysis.figures import PAIR, PALETTE, percent_axis
+from analysis.figures import PAIR, PALETTE, first_and_last, percent_axis
 from analysis.metrics import with_rates
 from analysis.provenance import number_name, numbers_table, ratio_number, value_number
 
@@ -94,8 +94,9 @@ def leader_numbers(ranked: pd.DataFrame, gates: pd.DataFrame) -> pd.DataFrame:
 
 def leaderboard_figure(ranked: pd.DataFrame, gates: pd.DataFrame) -> plt.Figure:
     """Mean trial accuracy and pass5 per condition with Wilson 95% intervals, in Table 2's
-    order, with the degenerate gates' modal accuracy as vertical lines."""
-    rated = with_rates(ranked)
+    order, with the degenerate gates' modal accuracy as vertical lines (beyond
+    ``analysis.figures.FIGURE_ROWS`` conditions, the first and the last)."""
+    rated, shown = first_and_last(with_rates(ranked))
     fig, ax = plt.subplots(figsize=(6.4, 0.22 * len(rated) + 1.4))
     y = range(len(rated))[::-1]
     ax.errorbar(
@@ -133,7 +134,7 @@ def leaderboard_figure(ranked: pd.DataFrame, gates: pd.DataFrame) -> plt.Figure:
         )
     ax.set_yticks(list(y), rated.label, fontsize=7)
     ax.set_ylim(-0.8, len(rated) - 0.2)
-    ax.set(xlabel="Share of trials (mean) or cells (pass5)")
+    ax.set(xlabel="Share of trials (mean) or cells (pass5)", title=shown)
     percent_axis(ax)
     ax.legend(loc="lower left", fontsize=7)
     return fig
