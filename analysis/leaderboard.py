@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import math
 from collections import Counter
+from collections.abc import Sequence
 from fractions import Fraction
 from functools import cache
 from pathlib import Path
@@ -54,6 +55,7 @@ class CrossCheckError(ValueError):
         super().__init__(f"{source}: {len(mismatches)} published value(s) do not match:\n{listing}")
 
 
+@cache
 def interval_text(k: int, n: int) -> str:
     """The release's printed Wilson 95% interval, ``"[54.2%, 62.6%]"``."""
     low, high = wilson_interval(k, n)
@@ -136,22 +138,38 @@ def _removable_weights(weights: tuple[int, ...], removed: int) -> frozenset[int]
     return frozenset(w for c, w in sums if c == removed)
 
 
+def _gate_weights(scenarios: pd.DataFrame) -> tuple[tuple[int, ...], tuple[int, ...]]:
+    """The tier weights of the hold scenarios and of the proceed scenarios, sorted."""
+    gate = scenarios["required_gate"].astype(str)
+    weight = scenarios["tier_weight"].astype("int64")
+    holds = tuple(sorted(int(w) for w in weight[gate == BLOCKED]))
+    return holds, tuple(sorted(int(w) for w in weight[gate == ALLOWED]))
+
+
 def weight_denominators(
     scenarios: pd.DataFrame, hold_opportunities: int, proceed_opportunities: int
 ) -> list[int]:
     """The weight totals a condition's decided cells can have, given how many hold and
     proceed cells left the directional denominators (filtered or with no modal decision)."""
-    gate = scenarios["required_gate"].astype(str)
-    weight = scenarios["tier_weight"].astype("int64")
-    holds = tuple(sorted(int(w) for w in weight[gate == BLOCKED]))
-    proceeds = tuple(sorted(int(w) for w in weight[gate == ALLOWED]))
+    return list(_denominators(_gate_weights(scenarios), hold_opportunities, proceed_opportunities))
+
+
+@cache
+def _denominators(
+    weights: tuple[tuple[int, ...], tuple[int, ...]],
+    hold_opportunities: int,
+    proceed_opportunities: int,
+) -> tuple[int, ...]:
+    holds, proceeds = weights
     full = sum(holds) + sum(proceeds)
     hold_out = _removable_weights(holds, len(holds) - hold_opportunities)
     proceed_out = _removable_weights(proceeds, len(proceeds) - proceed_opportunities)
-    return sorted({full - a - b for a in hold_out for b in proceed_out}, reverse=True)
+    return tuple(sorted({full - a - b for a in hold_out for b in proceed_out}, reverse=True))
 
 
-def weighted_miss_counts(text: str, denominators: list[int], misses: int) -> list[tuple[int, int]]:
+def weighted_miss_counts(
+    text: str, denominators: Sequence[int], misses: int
+) -> list[tuple[int, int]]:
     """Every (missed weight, decided weight) that prints as ``text`` with ``misses`` modal
     misses among the decided cells (each weighs 1 to 4: at least ``misses``, at most
     ``4 * misses``)."""
@@ -170,6 +188,7 @@ def parse_rows(rows: list[dict], trials_per_cell: int, scenarios: pd.DataFrame) 
     fits no count (or several).
     """
     parsed = []
+    weights = _gate_weights(scenarios)
     for row in rows:
         label = f"{row.get('model')} ({row.get('reasoning')})"
         modal_k, cells = _counted(row, label, "modal_accuracy", whole_bare=False)
@@ -197,7 +216,7 @@ def parse_rows(rows: list[dict], trials_per_cell: int, scenarios: pd.DataFrame) 
             "archived": bool(row.get("archived", False)),
             "note": row.get("note", ""),
         }
-        denominators = weight_denominators(scenarios, under_n, over_n)
+        denominators = _denominators(weights, under_n, over_n)
         fits = weighted_miss_counts(
             _field(row, label, "weighted_miss"), denominators, under_k + over_k
         )

@@ -177,8 +177,10 @@ def check_cell_records(path: str | Path, cells: pd.DataFrame) -> list[str]:
         return []
     mine = cells.loc[cells["source"].astype(str) == PUBLISHED]
     columns = sorted({column for column, _ in _STATED_COLUMNS.values()})
+    values = mine[columns].astype(object)
+    values = values.where(values.notna(), None)  # a missing value compares as null
     keys = zip(mine["scenario_id"].astype(str), mine["condition"].astype(str), strict=True)
-    by_cell = dict(zip(keys, mine[columns].astype(object).to_dict("records"), strict=True))
+    by_cell = dict(zip(keys, values.to_dict("records"), strict=True))
     problems = []
     for scenario in doc.get("scenarios") or []:
         sid = str(scenario.get("id"))
@@ -189,9 +191,6 @@ def check_cell_records(path: str | Path, cells: pd.DataFrame) -> list[str]:
                 continue
             for field, (column, stated) in _stated(record).items():
                 value = computed[column]
-                value = None if not isinstance(value, str) and pd.isna(value) else value
-                if hasattr(value, "item"):
-                    value = value.item()
                 if not _same(stated, value):
                     problems.append(
                         f"{path.name}: {condition} / {sid}: {field}: stated {stated!r}, "
