@@ -11,7 +11,6 @@ carries.
 from __future__ import annotations
 
 import os
-from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -23,8 +22,7 @@ from analysis.claims import compare
 from analysis.outputs import Output, show, stand_in_caption, stand_in_title
 from analysis.provenance import NumberBook
 from analysis.scenarios import load_scenarios
-
-VerdictPaths = str | os.PathLike[str] | Sequence[str | os.PathLike[str]] | None
+from analysis.trials import VerdictPaths, verdict_path_list
 
 
 @dataclass(frozen=True)
@@ -209,14 +207,6 @@ def _read_checked_inputs(path: str | os.PathLike[str], where: Locations, what: R
     )
 
 
-def _listed(verdict_paths: VerdictPaths) -> list[str] | None:
-    if verdict_paths is None:
-        return None
-    if isinstance(verdict_paths, (str, os.PathLike)):
-        return [str(verdict_paths)]
-    return [str(p) for p in verdict_paths]
-
-
 def open_section(
     notebook: str,
     *,
@@ -240,7 +230,7 @@ def open_section(
         known = ", ".join(READS)
         raise ValueError(f"unknown section {notebook!r}; known: {known} (or pass reads=)")
     where = Locations.of(data_dir)
-    listed = _listed(verdict_paths)
+    listed = verdict_path_list(verdict_paths)
     if checked_inputs is None:
         loaded = load_inputs(what, where, listed)
     elif listed is not None:

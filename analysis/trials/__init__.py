@@ -15,7 +15,12 @@ from analysis.trials.detail import (
     load_scenarios_detail,
     load_scenarios_detail_cells,
 )
-from analysis.trials.discovery import discover_runs, load_trials
+from analysis.trials.discovery import (
+    VerdictPaths,
+    discover_runs,
+    load_trials,
+    verdict_path_list,
+)
 from analysis.trials.run_root import load_run_root, run_condition
 from analysis.trials.schema import (
     CELL_KEYS,
@@ -34,6 +39,7 @@ __all__ = [
     "TIDY_SUFFIXES",
     "TRIAL_COLUMNS",
     "VerdictError",
+    "VerdictPaths",
     "combine_trials",
     "discover_runs",
     "empty_trials",
@@ -45,4 +51,5 @@ __all__ = [
     "normalize_trials",
     "run_condition",
     "split_condition_label",
+    "verdict_path_list",
 ]

@@ -119,8 +119,19 @@ def _classify(path: Path) -> dict[str, Any]:
     raise VerdictError(f"{path}: not a verdict file, run root or tidy table")
 
 
+VerdictPaths = str | os.PathLike[str] | Sequence[str | os.PathLike[str]] | None
+
+
+def verdict_path_list(paths: VerdictPaths) -> list[str] | None:
+    """``paths`` as :func:`load_trials` reads them: None stays None (discover), one path or
+    several become a list of strings."""
+    if paths is None:
+        return None
+    return [str(paths)] if isinstance(paths, (str, os.PathLike)) else [str(p) for p in paths]
+
+
 def load_trials(
-    paths: str | os.PathLike[str] | Sequence[str | os.PathLike[str]] | None = None,
+    paths: VerdictPaths = None,
     *,
     runs_dir: str | os.PathLike[str] | None = None,
     scenarios: pd.DataFrame | None = None,
@@ -133,11 +144,8 @@ def load_trials(
     Inspect logs (``*.eval``, timestamped ``*.json``).
     ``scenarios``, when given, must contain every scenario id.
     """
-    if paths is None:
-        entries = discover_runs(runs_dir)
-    else:
-        given = [paths] if isinstance(paths, (str, os.PathLike)) else list(paths)
-        entries = [_classify(Path(p)) for p in given]
+    given = verdict_path_list(paths)
+    entries = discover_runs(runs_dir) if given is None else [_classify(Path(p)) for p in given]
     frames = [_load_entry(entry, scenarios) for entry in entries]
     return combine_trials(_once_each(entries, frames))
 
