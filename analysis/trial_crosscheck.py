@@ -245,11 +245,7 @@ def load_checked_cells(
     conditions together, the conditions named in ``pool`` together, any other alone).
     ``conditions``, when the caller has loaded them already, are the published conditions
     the counts are checked against (else ``load_conditions(scenarios, results_dir)``)."""
-    trials = load_trials(
-        None if verdict_paths is None else [str(p) for p in verdict_paths],
-        runs_dir=runs_dir,
-        scenarios=scenarios,
-    )
+    trials = load_trials(verdict_paths, runs_dir=runs_dir, scenarios=scenarios)
     cells = score_cells(trials, scenarios)
     if (cells["source"].astype(str) == PUBLISHED).any():
         from analysis.leaderboard import load_conditions
