@@ -136,5 +136,6 @@ def leaderboard_figure(ranked: pd.DataFrame, gates: pd.DataFrame) -> plt.Figure:
     ax.set_ylim(-0.8, len(rated) - 0.2)
     ax.set(xlabel="Share of trials (mean) or cells (pass5)", title=shown)
     percent_axis(ax)
-    ax.legend(loc="lower left", fontsize=7)
+    below = 0.45 / (ax.get_position().height * fig.get_figheight())  # 0.45 in under the axes
+    ax.legend(loc="upper center", bbox_to_anchor=(0.5, -below), ncols=2, fontsize=7)
     return fig

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import matplotlib.pyplot as plt
+import numpy as np
 import pandas as pd
 
 from analysis.breakdowns import leaderboard_stability, split_distribution, stability
@@ -17,7 +18,9 @@ READS = (
     ("pass5", "n_pass5", "n_cells", "^", "green", "pass5"),
 )
 #: Colours of the trial splits, in order.
-SPLIT_COLOURS = ("blue", "sky", "green", "yellow", "orange", "vermillion", "purple", "black")
+#: The colour map of the trial splits, ordered from the most unanimous (dark) to the least:
+#: monotonic in lightness, so the order reads in grayscale, and colour-blind safe.
+SPLIT_COLOURMAP = "cividis"
 RANK_COLUMNS = ["condition", "rank_mean_trial_accuracy", "rank_modal_accuracy", "rank_pass5"]
 
 
@@ -168,13 +171,14 @@ def split_figure(table: pd.DataFrame, sources: list[str]) -> plt.Figure:
     shares, shown = first_and_last(shares)
     fig, ax = plt.subplots(figsize=(6.4, 0.32 * len(shares) + 1.6))
     left = pd.Series(0.0, index=shares.index)
-    for j, split in enumerate(shares.columns):
+    colours = plt.get_cmap(SPLIT_COLOURMAP)(np.linspace(0.0, 0.92, len(shares.columns)))
+    for split, colour in zip(shares.columns, colours, strict=True):
         ax.barh(
             range(len(shares)),
             shares[split],
             left=left,
             label=split,
-            color=PALETTE[SPLIT_COLOURS[j % len(SPLIT_COLOURS)]],
+            color=colour,
             edgecolor="white",
         )
         left += shares[split]
@@ -184,11 +188,12 @@ def split_figure(table: pd.DataFrame, sources: list[str]) -> plt.Figure:
     ax.set_xlim(0, 100)
     title = stand_in_title("Trial splits per condition", sources)
     ax.set(xlabel="Share of cells", title=f"{title}\n{shown}".strip())
+    below = 0.55 / (ax.get_position().height * fig.get_figheight())  # 0.55 in under the axes
     ax.legend(
         title="Trial split (modal - other, + none)",
         loc="upper center",
         fontsize=7,
-        bbox_to_anchor=(0.5, -0.25),
+        bbox_to_anchor=(0.5, -below),
         ncols=min(6, len(shares.columns)),
     )
     return fig
