@@ -481,7 +481,7 @@ def build(
         for notebook in reused:
             print(f"  {Path(notebook).stem:<24} {'':>7}  unchanged", flush=True)
         runs = runner.run(to_run, parts, checked) if runner else []
-        failed = [run for run in runs if run.failure]
+        failed = sorted((run for run in runs if run.failure), key=lambda run: run.notebook.name)
         if failed:
             kept = _keep_failed(failed, paper_dir) / failed[0].executed.name
             where = (
