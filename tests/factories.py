@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import shutil
 import subprocess
 import sys
 from collections.abc import Mapping, Sequence
@@ -288,3 +289,15 @@ def run_papermill(
     for name, value in parameters.items():
         command += ["-p", name, str(value)]
     return subprocess.run(command, capture_output=True, text=True, cwd=paths.PROJECT_ROOT)
+
+
+def data_copy(tmp_path: Path) -> Path:
+    """A private copy of the imported data folder under ``tmp_path`` (its own build lock, its
+    own runs), for a test that builds while the shared build may be running."""
+    from analysis.identity import LOCK_NAME
+
+    data = tmp_path / "data"
+    shutil.copytree(
+        paths.data_dir(), data, ignore=shutil.ignore_patterns("processed", LOCK_NAME, ".import-*")
+    )
+    return data

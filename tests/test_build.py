@@ -15,6 +15,7 @@ from pathlib import Path
 import nbformat
 import published
 import pytest
+from factories import data_copy
 from release_copies import copy_release, rename_version
 
 from analysis import paths
@@ -53,15 +54,6 @@ def run(module, *args, data=None, release_dir=None, timeout=600):
         cwd=paths.PROJECT_ROOT,
         timeout=timeout,
     )
-
-
-def data_copy(tmp_path: Path) -> Path:
-    """A private copy of the imported data folder (its own lock, its own runs)."""
-    data = tmp_path / "data"
-    shutil.copytree(
-        paths.data_dir(), data, ignore=shutil.ignore_patterns("processed", LOCK_NAME, ".import-*")
-    )
-    return data
 
 
 def value(numbers, name):
@@ -340,7 +332,7 @@ def test_failing_notebook_is_named_with_its_cell_and_kept(tmp_path):
     paper.mkdir()
     (paper / "keep.txt").write_text("previous build")
     notebook = failing_notebook(tmp_path)
-    result = run("analysis.build", "--paper-dir", paper, notebook)
+    result = run("analysis.build", "--paper-dir", paper, notebook, data=data_copy(tmp_path))
     assert result.returncode == 1
     first = result.stderr.splitlines()[0]
     assert first.startswith("error: notebook 99-fails.ipynb: cell index 3 (`# divide by nothing`)")
@@ -407,7 +399,8 @@ def test_touching_one_notebook_reruns_only_it(tmp_path):
     for name in ("03-direction.ipynb", "09-labels.ipynb"):
         shutil.copy2(paths.NOTEBOOKS_DIR / name, folder / name)
     paper = tmp_path / "paper"
-    first = run("analysis.build", "--paper-dir", paper, *sorted(folder.glob("*.ipynb")))
+    data = data_copy(tmp_path)  # its own lock: the shared build may be running beside it
+    first = run("analysis.build", "--paper-dir", paper, *sorted(folder.glob("*.ipynb")), data=data)
     assert first.returncode == 0, first.stderr
     before = json.loads((paper / "numbers.json").read_text())["numbers"]
     figure = next((paper / "figures").glob("*.png"))
@@ -415,7 +408,7 @@ def test_touching_one_notebook_reruns_only_it(tmp_path):
     notebook = nbformat.read(touched, as_version=4)
     notebook.cells.append(nbformat.v4.new_markdown_cell("An added note."))
     nbformat.write(notebook, touched)
-    second = run("analysis.build", "--paper-dir", paper, *sorted(folder.glob("*.ipynb")))
+    second = run("analysis.build", "--paper-dir", paper, *sorted(folder.glob("*.ipynb")), data=data)
     assert second.returncode == 0, second.stderr
     lines = {line.split()[0]: line for line in second.stdout.splitlines() if line.startswith("  ")}
     assert lines["03-direction"].endswith("unchanged")

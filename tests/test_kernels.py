@@ -13,6 +13,7 @@ from pathlib import Path
 
 import nbformat
 import pytest
+from factories import data_copy
 
 from analysis import paths
 
@@ -34,9 +35,10 @@ def notebook(folder: Path, name: str, *cells: str) -> Path:
 def build(paper: Path, *notebooks: Path, timeout: float = 300, cell_timeout: float = 60):
     command = [sys.executable, "-m", "analysis.build", "--paper-dir", str(paper)]
     command += ["--workers", "1", "--cell-timeout", str(cell_timeout), *map(str, notebooks)]
+    env = {**os.environ, "STEERBENCH_DATA_DIR": str(data_copy(paper.parent))}
     started = time.monotonic()
     result = subprocess.run(
-        command, capture_output=True, text=True, cwd=paths.PROJECT_ROOT, timeout=timeout
+        command, capture_output=True, text=True, cwd=paths.PROJECT_ROOT, env=env, timeout=timeout
     )
     return result, time.monotonic() - started
 
