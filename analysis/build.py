@@ -4,12 +4,13 @@
 lock, restores ``paper.previous`` if a crash left no ``paper/``, checks that ``paper/`` can
 be written, and checks every input before any notebook starts: the scenario table, the
 published conditions (leaderboard cross-check) and the per-trial verdicts under
-``data/runs``. It then executes ``notebooks/*.ipynb`` with papermill into a staging folder,
-on warm kernels (one per worker, started while the inputs are checked, the notebooks'
-imports done once, reset to a fresh kernel's state before each notebook; a cell that runs
-too long or a kernel that dies fails the build), printing one line per notebook, merges
-their numbers into ``numbers.json`` with a ``build`` record (release, git commit, versions,
-time), renders the HTML report (``index.html``) and the PDF,
+``data/runs``, keeping the checked frames for the notebooks that read them (papermill
+parameter ``checked_inputs``). It then executes ``notebooks/*.ipynb`` with papermill into a
+staging folder, on warm kernels (one per worker, started while the inputs are checked, the
+notebooks' imports done once, reset to a fresh kernel's state before each notebook; a cell
+that runs too long or a kernel that dies fails the build), printing one line per notebook,
+merges their numbers into ``numbers.json`` with a ``build`` record (release, git commit,
+versions, time), renders the HTML report (``index.html``) and the PDF,
 writes the stamp ``.built`` keyed by the digest of every input, and replaces ``paper/``
 only when every step succeeded. A failing notebook is named with its cell, and its partly
 executed copy is kept in ``paper.failed/``. When only some notebooks changed (nothing else

@@ -5,7 +5,8 @@ section reads is declared once here (:data:`READS`): the scenario table always, 
 published conditions (``leaderboard.json``, after the leaderboard cross-check), the
 per-trial verdicts (cross-checked, scored into cells and pooled), and release files the
 section reads itself. The files read become the inputs whose sha256 each recorded number
-carries.
+carries. The build loads and checks them once (:func:`write_checked_inputs`) and hands the
+frames to each section (``checked_inputs``); a notebook run alone loads them itself.
 """
 
 from __future__ import annotations
