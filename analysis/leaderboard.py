@@ -146,20 +146,16 @@ def _gate_weights(scenarios: pd.DataFrame) -> tuple[tuple[int, ...], tuple[int, 
     return holds, tuple(sorted(int(w) for w in weight[gate == ALLOWED]))
 
 
-def weight_denominators(
-    scenarios: pd.DataFrame, hold_opportunities: int, proceed_opportunities: int
-) -> list[int]:
-    """The weight totals a condition's decided cells can have, given how many hold and
-    proceed cells left the directional denominators (filtered or with no modal decision)."""
-    return list(_denominators(_gate_weights(scenarios), hold_opportunities, proceed_opportunities))
-
-
 @cache
-def _denominators(
+def weight_denominators(
     weights: tuple[tuple[int, ...], tuple[int, ...]],
     hold_opportunities: int,
     proceed_opportunities: int,
 ) -> tuple[int, ...]:
+    """The weight totals a condition's decided cells can have, given the hold and proceed
+    scenarios' tier ``weights`` (:func:`_gate_weights`) and how many hold and proceed cells
+    are left in the directional denominators (the others were filtered or had no modal
+    decision); largest first."""
     holds, proceeds = weights
     full = sum(holds) + sum(proceeds)
     hold_out = _removable_weights(holds, len(holds) - hold_opportunities)
@@ -216,7 +212,7 @@ def parse_rows(rows: list[dict], trials_per_cell: int, scenarios: pd.DataFrame) 
             "archived": bool(row.get("archived", False)),
             "note": row.get("note", ""),
         }
-        denominators = _denominators(weights, under_n, over_n)
+        denominators = weight_denominators(weights, under_n, over_n)
         fits = weighted_miss_counts(
             _field(row, label, "weighted_miss"), denominators, under_k + over_k
         )

@@ -131,32 +131,29 @@ def require_consistent(
 # --------------------------------------------------------------------------------------------
 
 
-#: Each cell-level field a verdict record states: (``score_cells`` column, the record's key
-#: or ``split.<key>``).
-_STATED_COLUMNS: dict[str, tuple[str, str]] = {
-    "n_trials": ("n_trials", "n_trials"),
-    "n_correct": ("n_correct", "n_correct"),
-    "correct": ("modal_correct", "correct"),
-    "modal_decision": ("modal_decision", "modal_decision"),
-    "modal_count": ("modal_count", "modal_count"),
-    "pass_all": ("pass_all", "pass_all"),
-    "provider_filtered": ("provider_filtered", "provider_filtered"),
-    "split.allowed": ("n_allowed", "allowed"),
-    "split.blocked": ("n_blocked", "blocked"),
+#: The cell-level fields a verdict record states, and the ``score_cells`` column of each.
+_STATED = {
+    "n_trials": "n_trials",
+    "n_correct": "n_correct",
+    "correct": "modal_correct",
+    "modal_decision": "modal_decision",
+    "modal_count": "modal_count",
+    "pass_all": "pass_all",
+    "provider_filtered": "provider_filtered",
 }
+#: The sides of a record's ``split`` object (a missing side counts as 0), and their columns.
+_STATED_SPLIT = {"allowed": "n_allowed", "blocked": "n_blocked"}
 
 
 def _stated(record: dict[str, Any]) -> dict[str, tuple[str, Any]]:
-    """The cell-level fields a verdict record states: field -> (column, stated value); a
-    ``split`` object's missing side counts as 0."""
+    """The cell-level fields a verdict record states: field -> (column, stated value)."""
+    stated = {
+        field: (column, record[field]) for field, column in _STATED.items() if field in record
+    }
     split = record.get("split")
-    stated: dict[str, tuple[str, Any]] = {}
-    for field, (column, key) in _STATED_COLUMNS.items():
-        if field.startswith("split."):
-            if isinstance(split, dict):
-                stated[field] = (column, split.get(key, 0))
-        elif key in record:
-            stated[field] = (column, record[key])
+    if isinstance(split, dict):
+        for side, column in _STATED_SPLIT.items():
+            stated[f"split.{side}"] = (column, split.get(side, 0))
     return stated
 
 
@@ -176,7 +173,7 @@ def check_cell_records(path: str | Path, cells: pd.DataFrame) -> list[str]:
     if not isinstance(doc, dict):
         return []
     mine = cells.loc[cells["source"].astype(str) == PUBLISHED]
-    columns = sorted({column for column, _ in _STATED_COLUMNS.values()})
+    columns = [*_STATED.values(), *_STATED_SPLIT.values()]
     values = mine[columns].astype(object)
     values = values.where(values.notna(), None)  # a missing value compares as null
     keys = zip(mine["scenario_id"].astype(str), mine["condition"].astype(str), strict=True)
