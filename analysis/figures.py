@@ -10,6 +10,7 @@ from __future__ import annotations
 import contextlib
 import struct
 from pathlib import Path
+from typing import TypeVar
 
 import matplotlib as mpl
 import matplotlib.pyplot as plt
@@ -90,11 +91,13 @@ def percent_axis(ax: plt.Axes, axis: str = "x", *, limits: bool = True) -> None:
 #: first and the last in the figure's order (every row stays in the table it illustrates),
 #: so that a figure's height and drawing time stay bounded on any number of conditions.
 FIGURE_ROWS = 40
+#: A frame or a series whose rows a figure shows.
+Rows = TypeVar("Rows", pd.DataFrame, pd.Series)
 #: Cells a rate heatmap annotates at most; beyond, the colours alone carry the rates.
 HEATMAP_NOTES = 400
 
 
-def first_and_last(ordered: pd.DataFrame, limit: int = FIGURE_ROWS) -> tuple[pd.DataFrame, str]:
+def first_and_last(ordered: Rows, limit: int = FIGURE_ROWS) -> tuple[Rows, str]:
     """The rows of ``ordered`` a figure shows, and a note for its title: every row and ``""``
     when there are at most ``limit``; otherwise the ``limit // 2`` first and the rest of
     ``limit`` last, with a note saying so.
@@ -129,9 +132,8 @@ def heatmap_rows(rates: pd.DataFrame, counts: pd.DataFrame, limit: int = FIGURE_
         return list(rates.index)
     weights = counts.reindex_like(rates).fillna(0).where(rates.notna(), 0)
     overall = (rates.fillna(0) * weights).sum(axis=1) / weights.sum(axis=1).where(lambda n: n > 0)
-    order = overall.sort_values(ascending=False, kind="stable").index
-    half = limit // 2
-    return [*order[:half], *order[len(order) - (limit - half) :]]
+    shown, _ = first_and_last(overall.sort_values(ascending=False, kind="stable"), limit)
+    return list(shown.index)
 
 
 def rate_heatmap_figure(
