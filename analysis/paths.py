@@ -75,11 +75,6 @@ def scenario_set(data: PathLike | None = None) -> str:
     return imported_release(data).get("scenario_set") or DEFAULT_SCENARIO_SET
 
 
-def release_results_subdir(data: PathLike | None = None) -> Path:
-    """``results/<version>`` inside a release repository, for the imported version."""
-    return RELEASE_RESULTS_ROOT / release(data)
-
-
 def release_scenario_subdir(data: PathLike | None = None) -> Path:
     """``scenario-sets/<set>`` inside a release repository, for the imported set."""
     return RELEASE_SCENARIO_ROOT / scenario_set(data)
