@@ -7,6 +7,11 @@ numpy's options, the random states, warnings filters, environment, working direc
 ``sys.path``, and forgets every ``analysis`` module, so that the next notebook imports the
 package afresh (module-level state included) while pandas, matplotlib, statsmodels and the
 rest stay imported.
+
+The objects alive at the snapshot (the imported stack, some 360,000 of them) are put out of
+the garbage collector's reach with :func:`gc.freeze`: they live as long as the kernel, and
+every full collection (two in each reset, more while a notebook runs) would otherwise walk
+them all again, about 0.3 s each.
 """
 
 from __future__ import annotations
@@ -48,6 +53,8 @@ def snapshot() -> None:
         cwd=os.getcwd(),
         path=list(sys.path),
     )
+    gc.collect()  # the forgotten package and the imports' garbage go before the freeze
+    gc.freeze()
 
 
 def restore() -> None:
