@@ -94,26 +94,32 @@ class NotebookRun:
 def execute(
     notebook: Path, staging: Path, kernel, cell_timeout: float, checked: Path | None = None
 ) -> Path:
-    """Run one notebook with papermill on the running ``kernel`` (a ``WarmKernel``), its
-    outputs going to ``staging``, given the build's ``checked`` inputs when it reads them."""
+    """Run one notebook with papermill on the running ``kernel`` (a ``WarmKernel``), reset
+    first, its outputs going to ``staging``, given the build's ``checked`` inputs when it
+    reads them."""
     import papermill
 
     from analysis.kernels import ENGINE
 
     executed = staging / "notebooks" / notebook.name
-    papermill.execute_notebook(  # no cwd: papermill's chdir is not thread-safe
-        str(notebook),
-        str(executed),
-        parameters=_parameters(notebook, staging, checked),
-        engine_name=ENGINE,
-        km=kernel.km,
-        execution_timeout=cell_timeout,
-        partial_path=executed,
-        request_save_on_cell_execute=False,
-        progress_bar=False,
-        log_output=False,
-        kernel_name="python3",
-    )
+    kc = kernel.clean()
+    try:
+        papermill.execute_notebook(  # no cwd: papermill's chdir is not thread-safe
+            str(notebook),
+            str(executed),
+            parameters=_parameters(notebook, staging, checked),
+            engine_name=ENGINE,
+            km=kernel.km,
+            kc=kc,
+            execution_timeout=cell_timeout,
+            partial_path=executed,
+            request_save_on_cell_execute=False,
+            progress_bar=False,
+            log_output=False,
+            kernel_name="python3",
+        )
+    finally:
+        kc.stop_channels()
     return executed
 
 
@@ -171,7 +177,6 @@ def run_notebook(
     executed.parent.mkdir(parents=True, exist_ok=True)
     kernel_ok = False
     try:
-        kernel.clean()
         execute(notebook, staging, kernel, cell_timeout, checked)
     except papermill.PapermillExecutionError as error:
         cell = failing_cell(notebook, error.source)

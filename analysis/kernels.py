@@ -89,10 +89,10 @@ RESTORE_CODE = "import steerbench_kernel_state as _state\n_state.restore()\n"
 
 
 class WarmEngine(NBClientEngine):
-    """Papermill's nbclient engine on the kernel manager passed as ``km``; it closes its
-    client's channels afterwards and leaves the kernel running. When execution stops on
-    anything but a failing cell (a timeout, a dead kernel), the notebook as far as it ran
-    is written to ``partial_path``."""
+    """Papermill's nbclient engine on the kernel manager passed as ``km`` and the client
+    passed as ``kc``, connected already (see :meth:`WarmKernel.clean`); it leaves both
+    running. When execution stops on anything but a failing cell (a timeout, a dead
+    kernel), the notebook as far as it ran is written to ``partial_path``."""
 
     @classmethod
     def execute_managed_notebook(
@@ -105,11 +105,12 @@ class WarmEngine(NBClientEngine):
         start_timeout=START_TIMEOUT,
         execution_timeout=None,
         km=None,
+        kc=None,
         partial_path=None,
         **kwargs,
     ):
-        if km is None:
-            raise KernelError("the warm engine needs a running kernel (km=)")
+        if km is None or kc is None:
+            raise KernelError("the warm engine needs a running kernel and a client (km=, kc=)")
         client = PapermillNotebookClient(
             nb_man,
             km=km,
@@ -120,15 +121,13 @@ class WarmEngine(NBClientEngine):
             stdout_file=stdout_file,
             stderr_file=stderr_file,
         )
+        client.kc = kc  # connected: nbclient neither connects another nor closes this one
         try:
             return client.execute()
         except Exception:
             if partial_path is not None:
                 write_ipynb(nb_man.nb, str(partial_path))
             raise
-        finally:
-            if client.kc is not None:
-                client.kc.stop_channels()
 
 
 papermill_engines.register(ENGINE, WarmEngine)
@@ -138,7 +137,11 @@ class WarmKernel:
     """One running kernel with the notebooks' imports done; see the module docstring.
 
     Only one client talks to the kernel at a time: clients of one kernel manager share a
-    session identity, and the kernel answers the last one connected.
+    session identity, and the kernel answers the last one connected. Each notebook gets a
+    new client from :meth:`clean`, which resets the kernel through it: the reset's own
+    status message on IOPub shows that the client receives the notebook's output, which
+    spares jupyter_client's readiness check (a ``kernel_info`` request, then a wait of up
+    to 0.2 s for an IOPub message).
     """
 
     def __init__(self, cwd: Path, stop: threading.Event | None = None) -> None:
@@ -155,50 +158,93 @@ class WarmKernel:
             )
         except (RuntimeError, TimeoutError, OSError) as error:
             raise KernelError(f"the kernel did not start: {error}") from None
-        self.run(warm_up_code(modules), "importing the notebooks' modules")
+        kc = run_sync(self._connected)("importing the notebooks' modules")
+        try:
+            run_sync(self._run)(kc, warm_up_code(modules), "importing the notebooks' modules")
+        finally:
+            kc.stop_channels()
 
-    def clean(self) -> None:
-        """Return the kernel to the state it had after :meth:`start`."""
-        self.run(RESTORE_CODE, "resetting the kernel between notebooks")
+    def clean(self):
+        """Return the kernel to the state it had after :meth:`start`, and return a client
+        connected to it for the next notebook (the caller stops its channels)."""
+        return run_sync(self._clean)()
 
-    def run(self, code: str, doing: str) -> None:
-        """Execute set-up ``code`` quietly; :class:`KernelError` if it fails, takes longer
-        than ``SETUP_TIMEOUT``, or the kernel dies."""
-        run_sync(self._run)(code, doing)
-
-    async def _run(self, code: str, doing: str) -> None:
+    async def _clean(self):
+        doing = "resetting the kernel between notebooks"
         kc = self.km.client()
         kc.start_channels()
         try:
-            try:
-                await kc.wait_for_ready(timeout=START_TIMEOUT)
-            except RuntimeError as error:
-                raise KernelError(f"the kernel did not answer while {doing}: {error}") from None
-            msg_id = kc.execute(code, silent=True, store_history=False)
-            deadline = time.monotonic() + SETUP_TIMEOUT
-            while True:
-                if self.stop.is_set():
-                    raise KernelError(f"stopped while {doing}: the build ended")
-                if time.monotonic() > deadline:
-                    raise KernelError(f"no answer after {SETUP_TIMEOUT} s while {doing}")
-                try:
-                    reply = await kc.get_shell_msg(timeout=1)
-                except (TimeoutError, Empty):
-                    if not await self.km.is_alive():
-                        raise KernelError(f"the kernel died while {doing}") from None
-                    continue
-                if reply["parent_header"].get("msg_id") != msg_id:
-                    continue
-                content = reply["content"]
-                if content.get("status") != "ok":
-                    raise KernelError(
-                        f"{doing} failed: {content.get('ename')}: {content.get('evalue')}"
-                    )
-                return
-        finally:
+            msg_id = await self._run(kc, RESTORE_CODE, doing)
+            if not await _seen_idle(kc, msg_id):
+                await self._ready(kc, doing)
+        except BaseException:
             kc.stop_channels()
+            raise
+        return kc
+
+    async def _connected(self, doing: str):
+        kc = self.km.client()
+        kc.start_channels()
+        try:
+            await self._ready(kc, doing)
+        except BaseException:
+            kc.stop_channels()
+            raise
+        return kc
+
+    async def _ready(self, kc, doing: str) -> None:
+        try:
+            await kc.wait_for_ready(timeout=START_TIMEOUT)
+        except RuntimeError as error:
+            raise KernelError(f"the kernel did not answer while {doing}: {error}") from None
+
+    async def _run(self, kc, code: str, doing: str) -> str:
+        """Execute ``code`` quietly through ``kc`` and wait for its reply; its message id."""
+        msg_id = kc.execute(code, silent=True, store_history=False)
+        deadline = time.monotonic() + SETUP_TIMEOUT
+        while True:
+            if self.stop.is_set():
+                raise KernelError(f"stopped while {doing}: the build ended")
+            if time.monotonic() > deadline:
+                raise KernelError(f"no answer after {SETUP_TIMEOUT} s while {doing}")
+            try:
+                reply = await kc.get_shell_msg(timeout=1)
+            except (TimeoutError, Empty):
+                if not await self.km.is_alive():
+                    raise KernelError(f"the kernel died while {doing}") from None
+                continue
+            if reply["parent_header"].get("msg_id") != msg_id:
+                continue
+            content = reply["content"]
+            if content.get("status") != "ok":
+                raise KernelError(
+                    f"{doing} failed: {content.get('ename')}: {content.get('evalue')}"
+                )
+            return msg_id
 
     def kill(self) -> None:
         """Stop the kernel at once (no graceful shutdown: it costs seconds)."""
         with contextlib.suppress(Exception):  # already gone: nothing left to stop
             run_sync(self.km.shutdown_kernel)(now=True)
+
+
+#: Seconds to wait for the IOPub status that follows a reply (it is sent just before it).
+IDLE_WAIT = 0.5
+
+
+async def _seen_idle(kc, msg_id: str) -> bool:
+    """Whether ``kc`` receives, on IOPub, the kernel's ``idle`` status after request
+    ``msg_id``: proof that its subscription was live before the request ran."""
+    deadline = time.monotonic() + IDLE_WAIT
+    while (left := deadline - time.monotonic()) > 0:
+        try:
+            message = await kc.get_iopub_msg(timeout=left)
+        except (TimeoutError, Empty):
+            return False
+        if (
+            message["parent_header"].get("msg_id") == msg_id
+            and message["msg_type"] == "status"
+            and message["content"].get("execution_state") == "idle"
+        ):
+            return True
+    return False
