@@ -99,7 +99,7 @@ def execute(
     reads them."""
     import papermill
 
-    from analysis.kernels import ENGINE
+    from analysis.warm_engine import ENGINE
 
     executed = staging / "notebooks" / notebook.name
     kc = kernel.clean()
@@ -475,10 +475,11 @@ def build(
     digest = build_digest(data, notebooks)
     shared = shared_digest(data)
     reused = reusable_notebooks(paper_dir, shared, notebooks)
-    to_run = _longest_first([nb for nb in notebooks if nb.name not in reused], paper_dir)
+    to_run = [nb for nb in notebooks if nb.name not in reused]
     runner = NotebookRunner(to_run, workers, cell_timeout) if to_run else None
     staging = paper_dir.with_name(paper_dir.name + ".staging")
     try:
+        to_run = _longest_first(to_run, paper_dir)
         shutil.rmtree(staging, ignore_errors=True)
         (staging / "notebooks").mkdir(parents=True)
         parts = staging / ".parts"

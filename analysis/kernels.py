@@ -3,16 +3,18 @@
 A :class:`WarmKernel` starts once, imports what the notebooks import (pandas, matplotlib,
 statsmodels, ...), and before each notebook is returned to the state of a fresh kernel by
 :mod:`analysis.kernel_state`: an empty namespace, default options, and the ``analysis``
-package imported afresh. Papermill executes each notebook on it (parameters, the executed
-notebook, failing cells as before). Every wait has a deadline: a kernel that does not start,
-hangs or dies raises :class:`KernelError`, and the caller kills it (an immediate shutdown)
-and starts another for the next notebook.
+package imported afresh. Papermill executes each notebook on it through
+:mod:`analysis.warm_engine` (parameters, the executed notebook, failing cells as before).
+Every wait has a deadline: a kernel that does not start, hangs or dies raises
+:class:`KernelError`, and the caller kills it (an immediate shutdown) and starts another for
+the next notebook.
 """
 
 from __future__ import annotations
 
 import ast
 import contextlib
+import json
 import os
 import threading
 import time
@@ -21,9 +23,6 @@ from queue import Empty
 
 from jupyter_client.manager import AsyncKernelManager
 from jupyter_core.utils import run_sync
-from papermill.clientwrap import PapermillNotebookClient
-from papermill.engines import NBClientEngine, papermill_engines
-from papermill.iorw import write_ipynb
 
 #: Seconds a kernel may take to start and answer.
 START_TIMEOUT = 60
@@ -38,8 +37,6 @@ KERNEL_ENVIRONMENT = {
     "MKL_NUM_THREADS": "1",
     "PYDEVD_DISABLE_FILE_VALIDATION": "1",
 }
-#: The papermill engine that runs a notebook on a kernel that is already running.
-ENGINE = "steerbench-warm"
 
 
 class KernelError(RuntimeError):
@@ -49,15 +46,14 @@ class KernelError(RuntimeError):
 def notebook_imports(notebooks: list[Path]) -> list[str]:
     """The modules the code cells of ``notebooks`` import (``from a import b`` gives ``a``
     and ``a.b``, which may be a module), in first-seen order."""
-    import nbformat
-
     found: dict[str, None] = {}
     for notebook in notebooks:
-        for cell in nbformat.read(notebook, as_version=4).cells:
-            if cell.cell_type != "code":
+        for cell in json.loads(notebook.read_text(encoding="utf-8")).get("cells", []):
+            if cell.get("cell_type") != "code":
                 continue
+            source = cell.get("source", "")
             try:
-                tree = ast.parse(cell.source)
+                tree = ast.parse("".join(source) if isinstance(source, list) else source)
             except SyntaxError:
                 continue
             for node in ast.walk(tree):
@@ -86,51 +82,6 @@ def warm_up_code(modules: list[str]) -> str:
 
 
 RESTORE_CODE = "import steerbench_kernel_state as _state\n_state.restore()\n"
-
-
-class WarmEngine(NBClientEngine):
-    """Papermill's nbclient engine on the kernel manager passed as ``km`` and the client
-    passed as ``kc``, connected already (see :meth:`WarmKernel.clean`); it leaves both
-    running. When execution stops on anything but a failing cell (a timeout, a dead
-    kernel), the notebook as far as it ran is written to ``partial_path``."""
-
-    @classmethod
-    def execute_managed_notebook(
-        cls,
-        nb_man,
-        kernel_name,
-        log_output=False,
-        stdout_file=None,
-        stderr_file=None,
-        start_timeout=START_TIMEOUT,
-        execution_timeout=None,
-        km=None,
-        kc=None,
-        partial_path=None,
-        **kwargs,
-    ):
-        if km is None or kc is None:
-            raise KernelError("the warm engine needs a running kernel and a client (km=, kc=)")
-        client = PapermillNotebookClient(
-            nb_man,
-            km=km,
-            kernel_name=kernel_name,
-            timeout=execution_timeout,
-            startup_timeout=start_timeout,
-            log_output=log_output,
-            stdout_file=stdout_file,
-            stderr_file=stderr_file,
-        )
-        client.kc = kc  # connected: nbclient neither connects another nor closes this one
-        try:
-            return client.execute()
-        except Exception:
-            if partial_path is not None:
-                write_ipynb(nb_man.nb, str(partial_path))
-            raise
-
-
-papermill_engines.register(ENGINE, WarmEngine)
 
 
 class WarmKernel:
