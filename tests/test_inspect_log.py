@@ -3,6 +3,7 @@ server) and through Inspect (``mockllm``), and Inspect logs as a per-trial layou
 
 from __future__ import annotations
 
+import importlib.util
 import json
 import shutil
 import subprocess
@@ -14,17 +15,14 @@ import pytest
 
 from analysis import paths
 
-pytest.importorskip("inspect_ai", reason="needs the inspect extra: pip install -e '.[inspect]'")
+if importlib.util.find_spec("inspect_ai") is None:  # found, not imported: see `inspect_ai`
+    pytest.skip("needs the inspect extra: pip install -e '.[inspect]'", allow_module_level=True)
 if not paths.parity_vectors().exists():
     pytest.skip("run `make data` first", allow_module_level=True)
 
 from fake_openai_server import FakeOpenAIServer
-from inspect_ai import eval as inspect_eval
-from inspect_ai.log import read_eval_log, write_eval_log
-from inspect_ai.model import get_model
 from inspect_script import Script
 
-from analysis.inspect_task import steerbench_work
 from analysis.runner.client import EndpointSettings
 from analysis.runner.gates import EndpointGate, ModelSettings
 from analysis.runner.inputs import load_pinned_inputs
@@ -41,11 +39,25 @@ SCENARIO_IDS = sorted(row["id"] for row in PARITY["scenarios"])
 
 
 @pytest.fixture(scope="module")
-def inspect_log(tmp_path_factory) -> Path:
+def inspect_ai():
+    """Inspect AI with its ``log`` and ``model`` modules, imported when a test here first
+    needs it rather than when the file is collected (about 3 s in every test process)."""
+    import inspect_ai
+    import inspect_ai.log
+    import inspect_ai.model
+
+    return inspect_ai
+
+
+@pytest.fixture(scope="module")
+def inspect_log(tmp_path_factory, inspect_ai) -> Path:
     """One offline Inspect run of the task against ``mockllm`` (temperature set on the CLI)."""
+    from analysis.inspect_task import steerbench_work
+
     log_dir = tmp_path_factory.mktemp("inspect-logs")
-    model = get_model("mockllm/model", custom_outputs=Script(SCENARIO_IDS).model_output)
-    [log] = inspect_eval(
+    script = Script(SCENARIO_IDS)
+    model = inspect_ai.model.get_model("mockllm/model", custom_outputs=script.model_output)
+    [log] = inspect_ai.eval(
         steerbench_work(epochs=TRIALS),
         model=model,
         log_dir=str(log_dir),
@@ -59,9 +71,9 @@ def inspect_log(tmp_path_factory) -> Path:
 
 
 @pytest.fixture(scope="module")
-def parsed_log(inspect_log: Path):
+def parsed_log(inspect_log: Path, inspect_ai):
     """The log as Inspect reads it (copied before any change)."""
-    return read_eval_log(str(inspect_log))
+    return inspect_ai.log.read_eval_log(str(inspect_log))
 
 
 @pytest.fixture(scope="module")
@@ -136,8 +148,8 @@ def test_metrics_match_a_plain_count(parsed_log, inspect_trials, scenarios) -> N
     assert metrics["over_refusal"].value == pytest.approx(overs / proceeds)
 
 
-def test_settings_come_from_the_release_and_the_command_line(inspect_log: Path) -> None:
-    log = read_eval_log(str(inspect_log), header_only=True)
+def test_settings_come_from_the_release_and_the_command_line(inspect_log: Path, inspect_ai) -> None:
+    log = inspect_ai.log.read_eval_log(str(inspect_log), header_only=True)
     configs = json.loads((paths.sample_run_dir() / "VARIANT_CONFIGS.json").read_text())
     [config] = configs["variants"].values()
     assert log.plan.config.max_tokens == config["max_output_tokens"]
@@ -146,8 +158,9 @@ def test_settings_come_from_the_release_and_the_command_line(inspect_log: Path) 
 
 
 def test_logs_are_discovered_and_loaded_per_condition(
-    inspect_log: Path, parsed_log, tmp_path: Path
+    inspect_log: Path, parsed_log, tmp_path: Path, inspect_ai
 ) -> None:
+    write_eval_log = inspect_ai.log.write_eval_log
     runs = tmp_path / "runs" / "inspect"
     runs.mkdir(parents=True)
     shutil.copy(inspect_log, runs / inspect_log.name)
@@ -176,6 +189,8 @@ def test_logs_are_discovered_and_loaded_per_condition(
 
 
 def _altered(parsed_log, tmp_path: Path, change) -> Path:
+    from inspect_ai.log import write_eval_log  # imported already: parsed_log needs it
+
     log = parsed_log.model_copy(deep=True)
     change(log)
     out = tmp_path / "2026-06-01T10-00-00+00-00_steerbench-work_altered.eval"
@@ -231,9 +246,9 @@ def test_an_unfinished_log_is_refused(parsed_log, tmp_path: Path) -> None:
 
 
 @pytest.mark.parametrize("fmt", ["eval", "json"])
-def test_a_truncated_log_is_refused(parsed_log, tmp_path: Path, fmt: str) -> None:
+def test_a_truncated_log_is_refused(parsed_log, tmp_path: Path, fmt: str, inspect_ai) -> None:
     whole = tmp_path / f"2026-06-01T10-00-00+00-00_steerbench-work_x.{fmt}"
-    write_eval_log(parsed_log, str(whole), format=fmt)
+    inspect_ai.log.write_eval_log(parsed_log, str(whole), format=fmt)
     data = whole.read_bytes()
     cut = tmp_path / "cut" / whole.name
     cut.parent.mkdir()
@@ -245,7 +260,7 @@ def test_a_truncated_log_is_refused(parsed_log, tmp_path: Path, fmt: str) -> Non
 
 @pytest.mark.slow
 def test_inspect_eval_on_the_command_line_runs_offline_and_partial_logs_are_refused(
-    tmp_path: Path,
+    tmp_path: Path, inspect_ai
 ) -> None:
     inspect_cli = Path(sys.executable).parent / "inspect"
     task_file = Path(__file__).parent / "inspect_offline_task.py"
@@ -271,7 +286,7 @@ def test_inspect_eval_on_the_command_line_runs_offline_and_partial_logs_are_refu
     )
     assert done.returncode == 0, done.stderr[-2000:]
     [log] = tmp_path.glob("*.eval")
-    header = read_eval_log(str(log), header_only=True)
+    header = inspect_ai.log.read_eval_log(str(log), header_only=True)
     assert (header.status, header.eval.task, header.eval.model) == (
         "success",
         "steerbench_work",

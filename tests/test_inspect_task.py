@@ -9,6 +9,7 @@ import pytest
 
 from analysis import paths
 from analysis.inspect_verdict import trial_verdict
+from analysis.runner.inputs import PinnedInputError
 from analysis.vocabulary import GATE_BY_VERB
 
 if not paths.parity_vectors().exists():
@@ -17,21 +18,18 @@ if not paths.parity_vectors().exists():
 PARITY = json.loads(paths.parity_vectors().read_text(encoding="utf-8"))
 
 
-inspect_ai = pytest.importorskip("inspect_ai", reason="needs the inspect extra")
+@pytest.fixture(scope="module")
+def steerbench_work():
+    """The task function; Inspect is imported when a test here runs, not when the file is
+    collected (its import takes about 3 s in every test process)."""
+    pytest.importorskip("inspect_ai", reason="needs the inspect extra")
+    from analysis.inspect_task import steerbench_work
 
-from inspect_ai.model import (  # noqa: E402
-    ChatCompletionChoice,
-    ChatMessageAssistant,
-    ContentText,
-    ModelOutput,
-)
-
-from analysis.inspect_task import steerbench_work  # noqa: E402
-from analysis.runner.inputs import PinnedInputError  # noqa: E402
+    return steerbench_work
 
 
 @pytest.fixture(scope="module")
-def task():
+def task(steerbench_work):
     return steerbench_work()
 
 
@@ -60,7 +58,7 @@ def test_sample_metadata(task, scenarios) -> None:
         assert meta["irreversibility_weight"] == row["tier_weight"]
 
 
-def test_defaults_follow_the_release_and_task_args_override(task) -> None:
+def test_defaults_follow_the_release_and_task_args_override(task, steerbench_work) -> None:
     configs = json.loads((paths.sample_run_dir() / "VARIANT_CONFIGS.json").read_text())
     [config] = configs["variants"].values()
     assert task.epochs == 5
@@ -70,7 +68,9 @@ def test_defaults_follow_the_release_and_task_args_override(task) -> None:
     assert (other.config.temperature, other.config.max_tokens, other.epochs) == (0.7, 123, 2)
 
 
-def test_changed_pinned_inputs_stop_the_task_before_any_request(tmp_path: Path) -> None:
+def test_changed_pinned_inputs_stop_the_task_before_any_request(
+    tmp_path: Path, steerbench_work
+) -> None:
     changed = json.loads(json.dumps(PARITY))
     changed["scenarios"][0]["sha256"] = "0" * 64
     vectors = tmp_path / "parity-vectors.json"
@@ -79,12 +79,13 @@ def test_changed_pinned_inputs_stop_the_task_before_any_request(tmp_path: Path) 
         steerbench_work(parity_vectors=str(vectors))
 
 
-def _output(text: str, stop_reason: str = "stop", refusal: bool = False) -> ModelOutput:
-    content = [ContentText(text=text, refusal=refusal or None)]
-    message = ChatMessageAssistant(content=content, source="generate")
-    return ModelOutput(
-        model="m", choices=[ChatCompletionChoice(message=message, stop_reason=stop_reason)]
-    )
+def _output(text: str, stop_reason: str = "stop", refusal: bool = False):
+    """Inspect's ``ModelOutput`` of one reply."""
+    model = pytest.importorskip("inspect_ai.model", reason="needs the inspect extra")
+    content = [model.ContentText(text=text, refusal=refusal or None)]
+    message = model.ChatMessageAssistant(content=content, source="generate")
+    choice = model.ChatCompletionChoice(message=message, stop_reason=stop_reason)
+    return model.ModelOutput(model="m", choices=[choice])
 
 
 @pytest.mark.parametrize(
