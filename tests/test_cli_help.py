@@ -44,8 +44,14 @@ ENTRY_POINTS = {
 }
 
 
-#: The benchmarks import the whole scientific stack before reading their arguments.
-HEAVY = {name for name in ENTRY_POINTS if name.startswith("benchmarks/")}
+#: Entry points that import the scientific stack (pandas at least) before reading their
+#: arguments: a second or more each, so their help is checked in the slow tier.
+HEAVY = {
+    name
+    for name in ENTRY_POINTS
+    if name.startswith(("benchmarks/", "steerbench-run", "python -m analysis.runner.cli"))
+    or name == "python -m analysis.export"
+}
 
 
 @pytest.mark.parametrize(

@@ -331,6 +331,7 @@ def test_import_interrupted_while_swapping_rolls_back(release_copy, tmp_path, mo
     assert sha256(data / "runs" / VERSION / "leaderboard.json") != sha256(board)
 
 
+@pytest.mark.slow  # a killed import process, started with its imports: seconds
 def test_killed_import_leaves_a_usable_import(release_copy, tmp_path):
     data = tmp_path / "data"
     import_release(release_copy, data)

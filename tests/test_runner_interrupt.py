@@ -79,6 +79,7 @@ def _assert_nothing_partial(root: Path) -> None:
         json.loads(path.read_text(encoding="utf-8"))  # every file is complete
 
 
+@pytest.mark.slow  # two runner processes and a second of replies each: seconds
 def test_sigint_mid_run_then_resume(tmp_path: Path) -> None:
     root = tmp_path / "root"
     with FakeOpenAIServer(lambda n, b: (200, chat_reply(BLOCKED_VERDICT), 1.0)) as server:
