@@ -1,6 +1,6 @@
 """Warm kernels: notebooks share a kernel yet each starts from a fresh kernel's state; a
 hung cell or a dead kernel fails the build in bounded time, and the next notebook gets a
-new kernel."""
+new kernel; the reset hands the next notebook a client known to receive its output."""
 
 from __future__ import annotations
 
@@ -10,12 +10,14 @@ import subprocess
 import sys
 import time
 from pathlib import Path
+from queue import Empty
 
 import nbformat
 import pytest
 from factories import data_copy
 
 from analysis import paths
+from analysis.kernels import KernelError, WarmKernel
 
 
 def notebook(folder: Path, name: str, *cells: str) -> Path:
@@ -135,3 +137,66 @@ def test_hung_cell_and_dead_kernel_fail_the_build_and_the_next_notebook_runs(tmp
         raise AssertionError(f"the hung kernel {hung} still runs")
     assert (tmp_path / "paper.failed" / "01-hangs.ipynb").is_file()
     assert list(paper.iterdir()) == []
+
+
+class ScriptedClient:
+    """A kernel client whose shell answers every request ``ok`` and whose IOPub channel
+    yields ``iopub`` (then nothing): enough to follow :meth:`WarmKernel.clean`."""
+
+    def __init__(self, iopub: list[dict], shell_status: str = "ok") -> None:
+        self.iopub = list(iopub)
+        self.shell_status = shell_status
+        self.readiness_checked = self.stopped = False
+
+    def start_channels(self) -> None:
+        pass
+
+    def stop_channels(self) -> None:
+        self.stopped = True
+
+    def execute(self, code: str, **options) -> str:
+        return "reset"
+
+    async def get_shell_msg(self, timeout: float) -> dict:
+        content = {"status": self.shell_status, "ename": "NameError", "evalue": "no _state"}
+        return {"parent_header": {"msg_id": "reset"}, "content": content}
+
+    async def get_iopub_msg(self, timeout: float) -> dict:
+        if not self.iopub:
+            raise Empty
+        return self.iopub.pop(0)
+
+    async def wait_for_ready(self, timeout: float) -> None:
+        self.readiness_checked = True
+
+
+def status(parent: str, state: str) -> dict:
+    return {
+        "parent_header": {"msg_id": parent},
+        "msg_type": "status",
+        "content": {"execution_state": state},
+    }
+
+
+def clean_with(client: ScriptedClient, monkeypatch) -> ScriptedClient:
+    kernel = WarmKernel(paths.PROJECT_ROOT)
+    monkeypatch.setattr(kernel.km, "client", lambda: client)
+    return kernel.clean()
+
+
+def test_a_reset_whose_idle_status_arrives_needs_no_readiness_check(monkeypatch):
+    messages = [status("earlier", "idle"), status("reset", "busy"), status("reset", "idle")]
+    client = clean_with(ScriptedClient(messages), monkeypatch)
+    assert not client.readiness_checked and not client.stopped  # handed on, open
+
+
+def test_a_reset_whose_idle_status_is_missed_checks_readiness(monkeypatch):
+    client = clean_with(ScriptedClient([status("earlier", "idle")]), monkeypatch)
+    assert client.readiness_checked and not client.stopped
+
+
+def test_a_failed_reset_closes_its_client_and_says_why(monkeypatch):
+    client = ScriptedClient([], shell_status="error")
+    with pytest.raises(KernelError, match=r"resetting the kernel.*NameError: no _state"):
+        clean_with(client, monkeypatch)
+    assert client.stopped
