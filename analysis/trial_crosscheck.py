@@ -20,7 +20,7 @@ from typing import Any
 import pandas as pd
 
 from analysis.breakdowns import POOL_OF, pool_cells, pool_summary
-from analysis.files import read_json
+from analysis.files import json_read_once, read_json
 from analysis.formatting import count_text, percent_text, weighted_miss_text
 from analysis.leaderboard import CrossCheckError, expected_strings, interval_text
 from analysis.scoring import condition_scores, score_cells
@@ -242,20 +242,21 @@ def load_checked_cells(
     conditions together, the conditions named in ``pool`` together, any other alone).
     ``conditions``, when the caller has loaded them already, are the published conditions
     the counts are checked against (else ``load_conditions(scenarios, results_dir)``)."""
-    trials = load_trials(verdict_paths, runs_dir=runs_dir, scenarios=scenarios)
-    cells = score_cells(trials, scenarios)
-    if (cells["source"].astype(str) == PUBLISHED).any():
-        from analysis.leaderboard import load_conditions
+    with json_read_once():  # a verdict file is parsed once, for its trials and its records
+        trials = load_trials(verdict_paths, runs_dir=runs_dir, scenarios=scenarios)
+        cells = score_cells(trials, scenarios)
+        if (cells["source"].astype(str) == PUBLISHED).any():
+            from analysis.leaderboard import load_conditions
 
-        problems = []
-        details = _detail_files(verdict_paths, runs_dir)
-        for path in details:
-            problems += check_cell_records(path, cells)
-        if problems:
-            raise CrossCheckError(", ".join(map(str, details)), problems)
-        if conditions is None:
-            conditions = load_conditions(scenarios, results_dir)
-        require_consistent(condition_scores(cells), conditions)
+            problems = []
+            details = _detail_files(verdict_paths, runs_dir)
+            for path in details:
+                problems += check_cell_records(path, cells)
+            if problems:
+                raise CrossCheckError(", ".join(map(str, details)), problems)
+            if conditions is None:
+                conditions = load_conditions(scenarios, results_dir)
+            require_consistent(condition_scores(cells), conditions)
     return trials, pool_cells(cells, pool)
 
 

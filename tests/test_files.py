@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from analysis.files import InputFileError, read_json, read_text
+from analysis.files import InputFileError, json_read_once, read_json, read_text
 
 
 def test_reads_json(tmp_path: Path) -> None:
@@ -50,3 +50,21 @@ def test_the_caller_chooses_the_error_type(tmp_path: Path) -> None:
     path.write_text("[1,", encoding="utf-8")
     with pytest.raises(MyError, match=r"^.*bad\.json: malformed JSON at line 1"):
         read_json(path, error=MyError)
+
+
+def test_inside_json_read_once_a_file_is_parsed_once_until_it_changes(tmp_path: Path) -> None:
+    path = tmp_path / "detail.json"
+    path.write_text('{"scenarios": []}', encoding="utf-8")
+    assert read_json(path) is not read_json(path)  # outside the block: parsed every time
+    with json_read_once():
+        first = read_json(path)
+        assert read_json(path) is first and read_json(str(path)) is first
+        path.write_text('{"scenarios": [1]}', encoding="utf-8")  # another size
+        assert read_json(path) == {"scenarios": [1]}
+        (tmp_path / "gone.json").write_text("{")
+        with pytest.raises(InputFileError, match=r"gone\.json: malformed JSON"):
+            read_json(tmp_path / "gone.json")
+        (tmp_path / "gone.json").unlink()
+        with pytest.raises(InputFileError, match=r"gone\.json: missing$"):
+            read_json(tmp_path / "gone.json")
+    assert read_json(path) is not read_json(path)
