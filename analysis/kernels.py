@@ -109,35 +109,26 @@ class WarmKernel:
             )
         except (RuntimeError, TimeoutError, OSError) as error:
             raise KernelError(f"the kernel did not start: {error}") from None
-        kc = run_sync(self._connected)("importing the notebooks' modules")
-        try:
-            run_sync(self._run)(kc, warm_up_code(modules), "importing the notebooks' modules")
-        finally:
-            kc.stop_channels()
+        doing = "importing the notebooks' modules"
+        run_sync(self._client_after)(warm_up_code(modules), doing, new_kernel=True).stop_channels()
 
     def clean(self):
         """Return the kernel to the state it had after :meth:`start`, and return a client
         connected to it for the next notebook (the caller stops its channels)."""
-        return run_sync(self._clean)()
+        return run_sync(self._client_after)(RESTORE_CODE, "resetting the kernel between notebooks")
 
-    async def _clean(self):
-        doing = "resetting the kernel between notebooks"
+    async def _client_after(self, code: str, doing: str, new_kernel: bool = False):
+        """A new client, once it has run ``code`` (:meth:`_run`) and is known to receive
+        IOPub: from the idle status that follows ``code``, else from jupyter_client's
+        readiness check (which a ``new_kernel``, not yet answering, gets first)."""
         kc = self.km.client()
         kc.start_channels()
         try:
-            msg_id = await self._run(kc, RESTORE_CODE, doing)
+            if new_kernel:
+                await self._ready(kc, doing)
+            msg_id = await self._run(kc, code, doing)
             if not await _seen_idle(kc, msg_id):
                 await self._ready(kc, doing)
-        except BaseException:
-            kc.stop_channels()
-            raise
-        return kc
-
-    async def _connected(self, doing: str):
-        kc = self.km.client()
-        kc.start_channels()
-        try:
-            await self._ready(kc, doing)
         except BaseException:
             kc.stop_channels()
             raise
@@ -179,7 +170,8 @@ class WarmKernel:
             run_sync(self.km.shutdown_kernel)(now=True)
 
 
-#: Seconds to wait for the IOPub status that follows a reply (it is sent just before it).
+#: Seconds to wait, once a request is answered, for its idle status on IOPub (the kernel
+#: publishes it as it answers).
 IDLE_WAIT = 0.5
 
 
