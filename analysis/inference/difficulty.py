@@ -7,9 +7,11 @@ import warnings
 
 import numpy as np
 import pandas as pd
-import statsmodels.api as sm
 from scipy import sparse
 from statsmodels.genmod.bayes_mixed_glm import BinomialBayesMixedGLM
+from statsmodels.genmod.cov_struct import Exchangeable
+from statsmodels.genmod.families import Binomial
+from statsmodels.genmod.generalized_estimating_equations import GEE
 
 from analysis.inference.clustered import trial_rows
 
@@ -147,12 +149,12 @@ def pattern_difficulty(
                 "(MAP, Laplace interval)"
             )
         elif method == "gee":
-            fit = sm.GEE(
+            fit = GEE(
                 endog,
                 np.hstack([exog, _condition_design(data)]),
                 groups=scenario.codes,
-                family=sm.families.Binomial(),
-                cov_struct=sm.cov_struct.Exchangeable(),
+                family=Binomial(),
+                cov_struct=Exchangeable(),
             ).fit()
             mean, sd = np.asarray(fit.params), np.asarray(fit.bse)
             label = "GEE logistic, exchangeable within scenario (robust)"

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import numpy as np
 import pandas as pd
-import pingouin as pg
 
 
 def adjust_pvalues(
@@ -28,6 +27,8 @@ def adjust_pvalues(
     >>> out["p_holm"].round(3).tolist(), out["survives_bh"].tolist()
     ([0.04, 0.06, 0.06, 0.5], [True, True, True, False])
     """
+    import pingouin as pg  # here, not at import: pingouin loads xarray (a kernel start)
+
     out = results.copy()
     out["p_holm"], out["p_bh"] = np.nan, np.nan
     out["survives_holm"], out["survives_bh"] = False, False

@@ -7,7 +7,6 @@ import functools
 
 import numpy as np
 import pandas as pd
-import pingouin as pg
 from scipy import stats
 from statsmodels.stats.contingency_tables import mcnemar
 from statsmodels.stats.proportion import proportion_confint, test_proportions_2indep
@@ -139,6 +138,8 @@ def paired_accuracy_difference(
 
 def _wilcoxon(diff: np.ndarray) -> float:
     """Wilcoxon signed-rank p of paired differences (zero differences dropped)."""
+    import pingouin as pg  # here, not at import: pingouin loads xarray (a kernel start)
+
     if not np.any(diff):
         return 1.0
     return float(pg.wilcoxon(diff)["p_val"].iloc[0])
