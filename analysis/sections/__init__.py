@@ -4,8 +4,34 @@ shows and writes.
 
 A notebook opens with :func:`open_section` (scenarios, published conditions, per-trial
 cells, the output writer and the recorded numbers, as :data:`READS` declares for it).
+Names are imported on first use: the build reads :data:`READS` without the analysis stack.
 """
 
-from analysis.sections.opening import READS, Locations, Reads, Section, open_section
+from __future__ import annotations
 
-__all__ = ["READS", "Locations", "Reads", "Section", "open_section"]
+import importlib
+from typing import Any
+
+#: Each public name and the module that holds it.
+_HOMES: dict[str, str] = {
+    "READS": "analysis.sections.reads",
+    "Locations": "analysis.sections.reads",
+    "Reads": "analysis.sections.reads",
+    "Section": "analysis.sections.opening",
+    "open_section": "analysis.sections.opening",
+}
+
+__all__ = sorted(_HOMES)
+
+
+def __getattr__(name: str) -> Any:
+    home = _HOMES.get(name)
+    if home is None:
+        raise AttributeError(f"module 'analysis.sections' has no attribute {name!r}")
+    value = getattr(importlib.import_module(home), name)
+    globals()[name] = value
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted({*globals(), *__all__})

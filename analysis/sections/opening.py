@@ -1,12 +1,10 @@
 """Opening a notebook section: its inputs, its output writer and its recorded numbers.
 
-Every notebook starts with :func:`open_section`, given its papermill parameters. What a
-section reads is declared once here (:data:`READS`): the scenario table always, the
-published conditions (``leaderboard.json``, after the leaderboard cross-check), the
-per-trial verdicts (cross-checked, scored into cells and pooled), and release files the
-section reads itself. The files read become the inputs whose sha256 each recorded number
-carries. The build loads and checks them once (:func:`write_checked_inputs`) and hands the
-frames to each section (``checked_inputs``); a notebook run alone loads them itself.
+Every notebook starts with :func:`open_section`, given its papermill parameters, which loads
+what the section reads (:data:`~analysis.sections.reads.READS`). The files read become the
+inputs whose sha256 each recorded number carries. The build loads and checks them once
+(:func:`write_checked_inputs`) and hands the frames to each section (``checked_inputs``); a
+notebook run alone loads them itself.
 """
 
 from __future__ import annotations
@@ -23,59 +21,8 @@ from analysis.claims import compare
 from analysis.outputs import Output, show, stand_in_caption, stand_in_title
 from analysis.provenance import NumberBook
 from analysis.scenarios import load_scenarios
+from analysis.sections.reads import READS, Locations, Reads
 from analysis.trials import VerdictPaths, verdict_path_list
-
-
-@dataclass(frozen=True)
-class Reads:
-    """What a section reads beside the scenario table."""
-
-    #: The published conditions (``leaderboard.json`` and the release manifest).
-    conditions: bool = False
-    #: The per-trial verdicts, scored into cells.
-    verdicts: bool = False
-    #: Other files of the release's results folder the section reads itself.
-    results_files: tuple[str, ...] = ()
-
-
-#: Agreement reports and gold labels that the label-provenance section reads.
-LABEL_FILES = (
-    "human-validation/gold-labels.json",
-    "human-validation/agreement-report.json",
-    "annotation-audit/agreement-report.json",
-)
-
-#: What each notebook section reads.
-READS: dict[str, Reads] = {
-    "01-corpus": Reads(),
-    "02-leaderboard": Reads(conditions=True),
-    "03-direction": Reads(conditions=True),
-    "04-reasoning": Reads(conditions=True),
-    "05-patterns": Reads(verdicts=True),
-    "06-mirrors": Reads(verdicts=True),
-    "07-stability": Reads(conditions=True, verdicts=True),
-    "08-sensitivity": Reads(verdicts=True),
-    "09-labels": Reads(results_files=LABEL_FILES),
-    "10-inference": Reads(conditions=True, verdicts=True),
-}
-
-
-@dataclass(frozen=True)
-class Locations:
-    """Where a section's inputs are: the scenario files, the runs, the release's results."""
-
-    scenarios: Path
-    runs: Path
-    results: Path
-
-    @classmethod
-    def of(cls, data_dir: str | os.PathLike[str] | None = None) -> Locations:
-        """The locations under ``data_dir`` (None: the project's data folder)."""
-        return cls(
-            scenarios=paths.scenarios_dir(data_dir),
-            runs=paths.runs_dir(data_dir),
-            results=paths.results_dir(data_dir),
-        )
 
 
 @dataclass
