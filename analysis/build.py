@@ -2,16 +2,16 @@
 
 ``python -m analysis.build`` (``make paper``, when its inputs changed) holds the project
 lock, restores ``paper.previous`` if a crash left no ``paper/``, checks that ``paper/`` can
-be written, and checks every input before any notebook starts: the scenario table, the
-published conditions (leaderboard cross-check) and the per-trial verdicts under
-``data/runs``, keeping the checked frames for the notebooks that read them (papermill
-parameter ``checked_inputs``). It then executes ``notebooks/*.ipynb`` with papermill into a
-staging folder, on warm kernels (one per worker, started while the inputs are checked, the
-notebooks' imports done once, reset to a fresh kernel's state before each notebook; a cell
-that runs too long or a kernel that dies fails the build), printing one line per notebook,
-merges their numbers into ``numbers.json`` with a ``build`` record (release, git commit,
-versions, time), renders the HTML report (``index.html``) and the PDF,
-writes the stamp ``.built`` keyed by the digest of every input, and replaces ``paper/``
+be written, and starts its warm kernels (one per worker, the notebooks' imports done once,
+reset to a fresh kernel's state before each notebook). The first kernel ready checks every
+input before any notebook starts: the scenario table, the published conditions
+(leaderboard cross-check) and the per-trial verdicts under ``data/runs``, keeping the
+checked frames for the notebooks that read them (papermill parameter ``checked_inputs``).
+It then executes ``notebooks/*.ipynb`` with papermill into a staging folder on the kernels
+(a cell that runs too long or a kernel that dies fails the build), printing one line per
+notebook, merges their numbers into ``numbers.json`` with a ``build`` record (release, git
+commit, versions, time), renders the HTML report (``index.html``) and the PDF, writes the
+stamp ``.built`` keyed by the digest of every input, and replaces ``paper/``
 only when every step succeeded. A failing notebook is named with its cell, and its partly
 executed copy is kept in ``paper.failed/``. When only some notebooks changed (nothing else
 they read did), only those run again; the others' outputs are carried over from ``paper/``,
@@ -33,7 +33,7 @@ from dataclasses import dataclass
 from datetime import UTC, datetime
 from importlib import metadata
 from pathlib import Path
-from queue import Empty, Queue
+from queue import Queue
 
 from analysis import paths
 from analysis.identity import (
@@ -79,6 +79,14 @@ KEY_PACKAGES = (
 
 class BuildError(RuntimeError):
     """The build cannot start or did not finish; nothing was written to ``paper/``."""
+
+
+class InputError(BuildError):
+    """An input the notebooks read is malformed or inconsistent (the message names it)."""
+
+
+class NotebookFailed(BuildError):
+    """A notebook raised, hung or lost its kernel (the message names it and its cell)."""
 
 
 @dataclass
@@ -207,8 +215,11 @@ def _report(run: NotebookRun) -> None:
 
 
 class NotebookRunner:
-    """Warm kernels, one per worker, started at once (while the build checks its inputs)
-    and reused across the notebooks; :meth:`run` executes them, :meth:`close` stops them."""
+    """Warm kernels, one per worker, started at once and reused across the notebooks, which
+    run all the analysis code: the first one ready checks the inputs
+    (:meth:`check_inputs`), :meth:`run` executes the notebooks, :meth:`on_a_kernel` runs the
+    code that writes the report; :meth:`close` stops them. The build process itself imports
+    no part of the analysis stack."""
 
     def __init__(
         self, notebooks: list[Path], workers: int, cell_timeout: float = CELL_TIMEOUT
@@ -217,11 +228,9 @@ class NotebookRunner:
 
         self.cell_timeout = cell_timeout
         self.modules = notebook_imports(notebooks)
-        self.go = threading.Event()
         self.stop = threading.Event()
-        self.queue: Queue = Queue()
-        self.runs: list[NotebookRun] = []
-        self.checked: Path | None = None
+        self.jobs: Queue = Queue()  # ("code", ...) or ("notebook", ...); None: no more
+        self.runs: Queue = Queue()  # each notebook's NotebookRun, as it ends
         self.threads = [
             threading.Thread(target=self._work, name=f"notebook-worker-{n}", daemon=True)
             for n in range(min(workers, len(notebooks)))
@@ -229,24 +238,53 @@ class NotebookRunner:
         for thread in self.threads:
             thread.start()
 
+    def check_inputs(self, path: Path) -> Path:
+        """Load and cross-check every input the notebooks read, on the first kernel ready,
+        and store the checked frames at ``path``
+        (:func:`analysis.sections.opening.write_checked_inputs`), before any notebook
+        starts; bad input raises :class:`InputError`, naming the file and the problem."""
+        from analysis.kernels import KernelCodeError
+
+        code = (
+            "from pathlib import Path\n"
+            "from analysis.sections.opening import write_checked_inputs\n"
+            f"write_checked_inputs(Path({str(path)!r}))\n"
+        )
+        try:
+            self.on_a_kernel(code, "checking the inputs")
+        except KernelCodeError as failed:
+            raise InputError(failed.evalue or failed.ename) from None
+        return path
+
+    def on_a_kernel(self, code: str, doing: str) -> None:
+        """Run ``code`` on the first kernel free, reset first; ``KernelCodeError`` when it
+        raises, :class:`BuildError` when no kernel could run it."""
+        from analysis.kernels import KernelCodeError
+
+        outcome: Queue = Queue()
+        self.jobs.put(("code", code, doing, outcome))
+        failure = outcome.get()
+        if isinstance(failure, KernelCodeError):
+            raise failure
+        if failure is not None:
+            raise BuildError(f"{doing}: {failure}")
+
     def run(
         self, notebooks: list[Path], parts: Path, checked: Path | None = None
     ) -> list[NotebookRun]:
         """Execute ``notebooks`` (longest first is best), each into ``parts / stem``, those
         that read them given the ``checked`` inputs."""
-        self.checked = checked
         for notebook in notebooks:
-            self.queue.put((notebook, parts / notebook.stem))
-        self.go.set()
-        for thread in self.threads:
-            thread.join()
+            self.jobs.put(("notebook", notebook, parts / notebook.stem, checked))
+        runs = [self.runs.get() for _ in notebooks]
         order = {nb: n for n, nb in enumerate(notebooks)}
-        return sorted(self.runs, key=lambda run: order[run.notebook])
+        return sorted(runs, key=lambda run: order[run.notebook])
 
     def close(self) -> None:
-        """Stop every kernel (also when :meth:`run` was never called)."""
+        """Stop every kernel (whatever ran)."""
         self.stop.set()
-        self.go.set()
+        for _ in self.threads:
+            self.jobs.put(None)
         for thread in self.threads:
             thread.join()
 
@@ -262,7 +300,7 @@ class NotebookRunner:
         return kernel
 
     def _work(self) -> None:
-        from analysis.kernels import KernelError
+        from analysis.kernels import KernelCodeError, KernelError
 
         kernel, error = None, None
         try:
@@ -270,27 +308,37 @@ class NotebookRunner:
                 kernel = self._start()
             except KernelError as failed:
                 error = failed
-            self.go.wait()
-            while not self.stop.is_set():
-                try:
-                    notebook, staging = self.queue.get_nowait()
-                except Empty:
-                    return
+            while (job := self.jobs.get()) is not None and not self.stop.is_set():
                 if kernel is None and error is None:
                     try:
                         kernel = self._start()
                     except KernelError as failed:
                         error = failed
                 if kernel is None:
+                    failure, error = error, None
+                elif job[0] == "code":
+                    try:
+                        kernel.run(job[1], job[2])
+                        failure = None
+                    except Exception as failed:  # reported; a hung or dead kernel is replaced
+                        failure = failed
+                        if not isinstance(failed, KernelCodeError):
+                            kernel.kill()
+                            kernel = None
+                if job[0] == "code":
+                    job[3].put(failure)
+                    continue
+                _, notebook, staging, checked = job
+                if kernel is None:
                     run = NotebookRun(notebook, staging / "notebooks" / notebook.name, 0.0)
-                    run.failure, run.kernel_ok, error = f"{notebook.name}: {error}", False, None
+                    run.failure, run.kernel_ok = f"{notebook.name}: {failure}", False
                     _report(run)
                 else:
-                    run = run_notebook(notebook, staging, kernel, self.cell_timeout, self.checked)
+                    run = run_notebook(notebook, staging, kernel, self.cell_timeout, checked)
                     if not run.kernel_ok:
                         kernel.kill()
                         kernel = None
-                self.runs.append(run)
+                self.runs.put(run)
         finally:
             if kernel is not None:
                 kernel.kill()
@@ -346,20 +394,10 @@ def check_writable(paper_dir: Path) -> None:
 CHECKED_INPUTS = "checked-inputs.pkl"
 
 
-def check_inputs(parts: Path) -> Path:
-    """Load and cross-check every input the notebooks read, so that bad input stops the build
-    first; the checked frames go to ``parts/checked-inputs.pkl``, which the notebooks that
-    read them are given (``checked_inputs``) instead of loading them again."""
-    from analysis.sections.opening import write_checked_inputs
-
-    parts.mkdir(parents=True, exist_ok=True)
-    return write_checked_inputs(parts / CHECKED_INPUTS)
-
-
 def _parameters(notebook: Path, staging: Path, checked: Path | None) -> dict:
     """The papermill parameters of ``notebook``: its output folder and, for a section that
     reads the conditions or the verdicts, the checked inputs."""
-    from analysis.sections import READS
+    from analysis.sections.reads import READS
 
     parameters = {"output_dir": str(staging)}
     reads = READS.get(notebook.stem)
@@ -439,7 +477,7 @@ def _longest_first(notebooks: list[Path], paper_dir: Path) -> list[Path]:
     that the longest does not start last). Notebooks never timed go first, those reading
     more first (per-trial verdicts, then the published conditions; see
     ``analysis.sections.READS``), later sections before earlier ones."""
-    from analysis.sections import READS
+    from analysis.sections.reads import READS
 
     recorded = _stamp(paper_dir).get("notebooks")
     recorded = recorded if isinstance(recorded, dict) else {}
@@ -467,7 +505,7 @@ def build(
     A notebook whose file is unchanged, when nothing shared with the others changed, is not
     run again: its outputs are carried over from ``paper_dir``; the numbers and the report
     are always made anew from every notebook's outputs. The others run on ``workers`` warm
-    kernels (see :class:`NotebookRunner`), which start while the inputs are checked; a cell
+    kernels (see :class:`NotebookRunner`), the first of which checks the inputs; a cell
     running longer than ``cell_timeout`` seconds fails the build.
     """
     data = paths.data_dir()
@@ -484,7 +522,8 @@ def build(
         shutil.rmtree(staging, ignore_errors=True)
         (staging / "notebooks").mkdir(parents=True)
         parts = staging / ".parts"
-        checked = check_inputs(parts)
+        parts.mkdir()
+        checked = runner.check_inputs(parts / CHECKED_INPUTS) if runner else None
         _seed(staging, paper_dir, reused)
         for notebook in reused:
             print(f"  {Path(notebook).stem:<24} {'':>7}  unchanged", flush=True)
@@ -497,11 +536,11 @@ def build(
                 if kept.is_file()
                 else "; it did not start, so nothing was kept"
             )
-            raise BuildError(
+            raise NotebookFailed(
                 f"notebook {failed[0].failure}{where}"
                 + "".join(f"\n  also failed: {run.failure}" for run in failed[1:])
             )
-        _finish(staging, data, notebooks, reused, runs, digest, shared)
+        _finish(staging, data, notebooks, reused, runs, digest, shared, runner)
     except BaseException:
         shutil.rmtree(staging, ignore_errors=True)
         raise
@@ -512,11 +551,9 @@ def build(
     return paper_dir
 
 
-def _finish(staging, data, notebooks, reused, runs, digest, shared) -> None:
-    """Gather the outputs, write numbers.json, the report, the PDF and the stamp."""
-    from analysis.paper_pdf import write_documents
-    from analysis.provenance import merge_fragments
-
+def _finish(staging, data, notebooks, reused, runs, digest, shared, runner) -> None:
+    """Gather the outputs, write numbers.json, the report and the PDF (on a kernel of
+    ``runner``, if any: :func:`write_reports`), then the stamp."""
     records = dict(reused)
     for run in runs:
         outputs = _collect(staging / ".parts" / run.notebook.stem, staging)
@@ -526,12 +563,37 @@ def _finish(staging, data, notebooks, reused, runs, digest, shared) -> None:
             "seconds": round(run.seconds, 2),
         }
     shutil.rmtree(staging / ".parts", ignore_errors=True)
-    numbers = merge_fragments(staging)
-    document = {"release": paths.release(), "build": build_record(data), "numbers": numbers}
-    (staging / "numbers.json").write_text(json.dumps(document, indent=2) + "\n", "utf-8")
-    write_documents(staging, [staging / "notebooks" / nb.name for nb in notebooks])
+    arguments = {
+        "staging": str(staging),
+        "data": str(data),
+        "notebooks": [nb.name for nb in notebooks],
+    }
+    if runner is None:
+        write_reports(**arguments)
+    else:
+        from analysis.kernels import KernelCodeError
+
+        code = f"from analysis.build import write_reports\nwrite_reports(**{arguments!r})\n"
+        try:
+            runner.on_a_kernel(code, "writing numbers.json and the report")
+        except KernelCodeError as failed:
+            raise BuildError(failed.evalue or failed.ename) from None
     stamp = {"inputs_digest": digest, "shared_digest": shared, "notebooks": records}
     (staging / STAMP).write_text(json.dumps(stamp, indent=2) + "\n", "utf-8")
+
+
+def write_reports(staging: str, data: str, notebooks: list[str]) -> None:
+    """Write into ``staging`` ``numbers.json`` (the numbers every notebook recorded, with
+    the release and the :func:`build_record` of ``data``), the HTML report and the PDF of
+    the executed ``notebooks`` (names). The build runs this on a warm kernel."""
+    from analysis.paper_pdf import write_documents
+    from analysis.provenance import merge_fragments
+
+    folder = Path(staging)
+    numbers = merge_fragments(folder)
+    document = {"release": paths.release(), "build": build_record(Path(data)), "numbers": numbers}
+    (folder / "numbers.json").write_text(json.dumps(document, indent=2) + "\n", "utf-8")
+    write_documents(folder, [folder / "notebooks" / name for name in notebooks])
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -562,7 +624,7 @@ def main(argv: list[str] | None = None) -> int:
     except (BuildError, ReleaseError, ValueError, KeyError, OSError) as error:
         message = str(error).strip() or type(error).__name__
         print(f"error: {message}\nNothing was written to {paper_dir}.", file=sys.stderr)
-        return 1 if isinstance(error, BuildError) and "notebook" in message else 2
+        return 1 if isinstance(error, NotebookFailed) else 2
     finally:
         lock.release()
     seconds = time.perf_counter() - started

@@ -43,6 +43,14 @@ class KernelError(RuntimeError):
     """A kernel did not start, did not answer in time, or died."""
 
 
+class KernelCodeError(KernelError):
+    """Code the build ran in a kernel raised: the exception's name and message."""
+
+    def __init__(self, doing: str, ename: str, evalue: str) -> None:
+        super().__init__(f"{doing} failed: {ename}: {evalue}")
+        self.ename, self.evalue = ename, evalue
+
+
 def notebook_imports(notebooks: list[Path]) -> list[str]:
     """The modules the code cells of ``notebooks`` import (``from a import b`` gives ``a``
     and ``a.b``, which may be a module), in first-seen order."""
@@ -112,6 +120,15 @@ class WarmKernel:
         doing = "importing the notebooks' modules"
         run_sync(self._client_after)(warm_up_code(modules), doing, new_kernel=True).stop_channels()
 
+    def run(self, code: str, doing: str) -> None:
+        """Reset the kernel (:meth:`clean`), then run ``code`` in it;
+        :class:`KernelCodeError` when it raises."""
+        kc = self.clean()
+        try:
+            run_sync(self._run)(kc, code, doing)
+        finally:
+            kc.stop_channels()
+
     def clean(self):
         """Return the kernel to the state it had after :meth:`start`, and return a client
         connected to it for the next notebook (the caller stops its channels)."""
@@ -159,9 +176,7 @@ class WarmKernel:
                 continue
             content = reply["content"]
             if content.get("status") != "ok":
-                raise KernelError(
-                    f"{doing} failed: {content.get('ename')}: {content.get('evalue')}"
-                )
+                raise KernelCodeError(doing, content.get("ename", ""), content.get("evalue", ""))
             return msg_id
 
     def kill(self) -> None:

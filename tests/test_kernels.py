@@ -16,8 +16,9 @@ import nbformat
 import pytest
 from factories import data_copy
 
+from analysis import build as builder
 from analysis import paths
-from analysis.kernels import KernelError, WarmKernel
+from analysis.kernels import KernelCodeError, KernelError, WarmKernel
 
 
 def notebook(folder: Path, name: str, *cells: str) -> Path:
@@ -200,3 +201,84 @@ def test_a_failed_reset_closes_its_client_and_says_why(monkeypatch):
     with pytest.raises(KernelError, match=r"resetting the kernel.*NameError: no _state"):
         clean_with(client, monkeypatch)
     assert client.stopped
+
+
+class FakeKernel:
+    """A warm kernel that records the code it runs and raises ``raises`` when it runs it."""
+
+    def __init__(self, raises: Exception | None = None) -> None:
+        self.raises, self.ran, self.killed = raises, [], False
+
+    def run(self, code: str, doing: str) -> None:
+        self.ran.append(doing)
+        if self.raises is not None:
+            raise self.raises
+
+    def kill(self) -> None:
+        self.killed = True
+
+
+def runner_with(kernels: list, monkeypatch) -> builder.NotebookRunner:
+    """A one-worker runner whose kernels are ``kernels`` in turn (a KernelError: it does not
+    start)."""
+
+    def start(self):
+        kernel = kernels.pop(0)
+        if isinstance(kernel, Exception):
+            raise kernel
+        return kernel
+
+    monkeypatch.setattr(builder.NotebookRunner, "_start", start)
+    return builder.NotebookRunner([paths.NOTEBOOKS_DIR / "01-corpus.ipynb"], workers=1)
+
+
+def test_bad_input_found_on_a_kernel_is_an_input_error_naming_the_file(monkeypatch, tmp_path):
+    problem = KernelCodeError("checking the inputs", "InputFileError", "/d/broken.csv: no trials")
+    kernel = FakeKernel(raises=problem)
+    runner = runner_with([kernel], monkeypatch)
+    try:
+        with pytest.raises(builder.InputError) as raised:
+            runner.check_inputs(tmp_path / "checked.pkl")
+    finally:
+        runner.close()
+    assert str(raised.value) == "/d/broken.csv: no trials"
+    assert kernel.ran == ["checking the inputs"] and kernel.killed  # stopped with the build
+
+
+def test_a_kernel_that_hangs_on_code_is_replaced_for_the_next_job(monkeypatch):
+    hung, fresh = FakeKernel(raises=KernelError("no answer after 300 s")), FakeKernel()
+    runner = runner_with([hung, fresh], monkeypatch)
+    try:
+        with pytest.raises(builder.BuildError, match="writing the report: no answer after 300 s"):
+            runner.on_a_kernel("pass", "writing the report")
+        assert hung.killed
+        runner.on_a_kernel("pass", "writing the report")
+    finally:
+        runner.close()
+    assert fresh.ran == ["writing the report"]
+
+
+def test_no_kernel_to_check_the_inputs_on_is_a_build_error(monkeypatch, tmp_path):
+    runner = runner_with([KernelError("the kernel did not start: no python3")], monkeypatch)
+    try:
+        with pytest.raises(builder.BuildError, match="checking the inputs: the kernel did not"):
+            runner.check_inputs(tmp_path / "checked.pkl")
+    finally:
+        runner.close()
+
+
+@pytest.mark.parametrize(
+    ("error", "status"),
+    [
+        (builder.NotebookFailed("notebook 05-patterns.ipynb: cell index 3 raised ValueError"), 1),
+        (builder.InputError("/tmp/notebook-tests/runs/x.csv: not a trials table"), 2),
+    ],
+)
+def test_exit_status_follows_the_kind_of_failure(error, status, monkeypatch, tmp_path, capsys):
+    def failing(*args, **kwargs):
+        raise error
+
+    monkeypatch.setattr(builder, "build", failing)
+    monkeypatch.setenv("STEERBENCH_DATA_DIR", str(tmp_path))
+    assert builder.main(["--paper-dir", str(tmp_path / "paper")]) == status
+    assert capsys.readouterr().err.startswith(f"error: {error}\nNothing was written")
