@@ -75,3 +75,8 @@ def test_save_figure_writes_what_savefig_writes(tmp_path):
     saved = struct.unpack(">II", png.read_bytes()[16:24])
     assert all(abs(a - b) <= 0.02 * a for a, b in zip(plain, saved, strict=True))
     assert shown_width(fig, png.read_bytes()) == round(saved[0] * 110 / 200)
+    # zlib's header in the first IDAT chunk: compression levels 2-5 say "fast" (1), the
+    # default 6 says "default" (2)
+    data = png.read_bytes()
+    start = data.index(b"IDAT") + 4
+    assert data[start + 1] >> 6 == 1
