@@ -3,7 +3,8 @@
 After the notebooks ran, :func:`write_documents` merges their catalogue fragments into
 ``catalogue.json``, writes the claims ledger (``tables/claims.*``) and one LaTeX macro per
 number (``tables/numbers.tex``), renders ``index.html`` and compiles ``paper.pdf`` with
-Typst (the ``typst`` package compiles in-process, offline, with its embedded fonts).
+Typst (the ``typst`` package compiles in-process, offline, with its embedded fonts, and
+releases the GIL: the PDF compiles in a thread while the HTML renders).
 
 The template ``analysis/templates/report.typ`` is copied to ``paper/paper.typ`` and reads
 every number at compile time from ``numbers.json`` or a table CSV: ``typst compile
@@ -14,6 +15,7 @@ from __future__ import annotations
 
 import json
 import shutil
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 import typst
@@ -65,5 +67,7 @@ def write_documents(paper_dir: Path, executed: list[Path]) -> None:
     }
     (paper_dir / "catalogue.json").write_text(json.dumps(catalogue, indent=2) + "\n", "utf-8")
     write_numbers_tex(document["numbers"], paper_dir / "tables" / "numbers.tex")
-    render_html(executed, paper_dir / "index.html", document, claims)
-    render_pdf(paper_dir)
+    with ThreadPoolExecutor(max_workers=1) as pool:
+        pdf = pool.submit(render_pdf, paper_dir)
+        render_html(executed, paper_dir / "index.html", document, claims)
+        pdf.result()
