@@ -233,7 +233,7 @@ class NotebookRunner:
         self.runs: Queue = Queue()  # each notebook's NotebookRun, as it ends
         self.threads = [
             threading.Thread(target=self._work, name=f"notebook-worker-{n}", daemon=True)
-            for n in range(min(workers, len(notebooks)))
+            for n in range(max(1, min(workers, len(notebooks))))
         ]
         for thread in self.threads:
             thread.start()
@@ -603,7 +603,9 @@ def main(argv: list[str] | None = None) -> int:
         "notebooks", nargs="*", type=Path, help="notebooks to run (default: notebooks/*.ipynb)"
     )
     parser.add_argument("--paper-dir", type=Path, default=paths.PAPER_DIR)
-    parser.add_argument("--workers", type=int, default=2, help="kernels at once (default 2)")
+    parser.add_argument(
+        "--workers", type=int, default=2, help="kernels at once (default 2; at least 1)"
+    )
     parser.add_argument(
         "--cell-timeout",
         type=float,

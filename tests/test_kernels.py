@@ -218,9 +218,9 @@ class FakeKernel:
         self.killed = True
 
 
-def runner_with(kernels: list, monkeypatch) -> builder.NotebookRunner:
-    """A one-worker runner whose kernels are ``kernels`` in turn (a KernelError: it does not
-    start)."""
+def runner_with(kernels: list, monkeypatch, workers: int = 1) -> builder.NotebookRunner:
+    """A runner of ``workers`` whose kernels are ``kernels`` in turn (a KernelError: it does
+    not start)."""
 
     def start(self):
         kernel = kernels.pop(0)
@@ -229,7 +229,7 @@ def runner_with(kernels: list, monkeypatch) -> builder.NotebookRunner:
         return kernel
 
     monkeypatch.setattr(builder.NotebookRunner, "_start", start)
-    return builder.NotebookRunner([paths.NOTEBOOKS_DIR / "01-corpus.ipynb"], workers=1)
+    return builder.NotebookRunner([paths.NOTEBOOKS_DIR / "01-corpus.ipynb"], workers=workers)
 
 
 def test_bad_input_found_on_a_kernel_is_an_input_error_naming_the_file(monkeypatch, tmp_path):
@@ -256,6 +256,16 @@ def test_a_kernel_that_hangs_on_code_is_replaced_for_the_next_job(monkeypatch):
     finally:
         runner.close()
     assert fresh.ran == ["writing the report"]
+
+
+def test_no_workers_asked_for_still_means_one_kernel(monkeypatch, tmp_path):
+    kernel = FakeKernel()
+    runner = runner_with([kernel], monkeypatch, workers=0)
+    try:
+        runner.check_inputs(tmp_path / "checked.pkl")
+    finally:
+        runner.close()
+    assert kernel.ran == ["checking the inputs"]
 
 
 def test_no_kernel_to_check_the_inputs_on_is_a_build_error(monkeypatch, tmp_path):
