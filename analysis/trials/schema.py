@@ -21,6 +21,7 @@ The trials table (``TRIAL_COLUMNS``) has one row per (source, scenario, conditio
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Iterable, Sequence
 from typing import Any
 
@@ -57,6 +58,7 @@ class VerdictError(ValueError):
     """A verdict file or table that cannot be read as trials; the message names the file."""
 
 
+@functools.lru_cache(maxsize=4096)  # one label per condition, met once per trial
 def split_condition_label(label: str) -> tuple[str, str]:
     """``"kimi-k2.6 (on)"`` -> ``("kimi-k2.6", "on")``: the reasoning is the last balanced
     parenthesised group, so ``"kimi-k2.6 (on (provider default))"`` -> ``("kimi-k2.6",
