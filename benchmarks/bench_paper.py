@@ -12,8 +12,10 @@ Run from the project root: ``.venv/bin/python benchmarks/bench_paper.py``. It me
   imported into a data folder of its own (the import is not timed); target: under 1.5 x
   the build of the real release.
 
-Wall and CPU seconds (children included) for each. ``--skip-large`` leaves out the generated
-release.
+Wall and CPU seconds (children included) for each, in ``--rounds`` rounds (default 3) that
+each time everything one after another, so that each ratio compares runs made side by side;
+the median of each ratio over the rounds comes last (on a shared machine a single run can
+be 30% off). ``--skip-large`` leaves out the generated release.
 """
 
 from __future__ import annotations
@@ -23,6 +25,7 @@ import os
 import random
 import resource
 import shutil
+import statistics
 import subprocess
 import sys
 import tempfile
@@ -138,8 +141,10 @@ def generated_trials(release: Path, n_conditions: int) -> list[dict]:
     return rows
 
 
-def large_build(folder: Path, n_conditions: int) -> tuple[float, float, int]:
-    """(wall, CPU, trials) of the build of a generated ``n_conditions`` release."""
+def large_release(folder: Path, n_conditions: int) -> tuple[dict, Path, int]:
+    """Write a generated ``n_conditions`` release into ``folder`` and import it into a data
+    folder of its own (not timed): the environment that builds it, its paper folder, and
+    its number of trials."""
     trials = generated_trials(paths.release_dir(), n_conditions)
     from release_writer import write_release  # on sys.path since generated_trials
 
@@ -152,51 +157,61 @@ def large_build(folder: Path, n_conditions: int) -> tuple[float, float, int]:
         ignore=shutil.ignore_patterns("processed", LOCK_NAME, ".import-*"),
     )
     env = {**os.environ, "STEERBENCH_DATA_DIR": str(data), "RELEASE_DIR": str(release)}
-    identity = [sys.executable, "-m", "analysis.identity"]
-    timed([*identity, "data"], env)  # the import, not timed against the build
-    wall, cpu = timed(
-        [sys.executable, "-m", "analysis.build", "--paper-dir", str(folder / "paper")],
-        env,
-        show=True,
-    )
-    return wall, cpu, len(trials)
+    timed([sys.executable, "-m", "analysis.identity", "data"], env)
+    return env, folder / "paper", len(trials)
 
 
-def main(skip_large: bool = False, n_conditions: int = 224) -> None:
+def main(skip_large: bool = False, n_conditions: int = 224, rounds: int = 3) -> None:
     count = len(default_notebooks())
-    floor_wall, floor_cpu = trivial_floor(count)
-    shutil.rmtree(paths.PAPER_DIR, ignore_errors=True)
-    full_wall, full_cpu = timed(["make", "paper"], show=True)
-    noop_wall, _ = timed(["make", "paper"])
-    print(
-        f"{count} trivial notebooks, one after another: {floor_wall:6.1f} s wall, "
-        f"{floor_cpu:6.1f} s CPU"
-    )
-    print(
-        f"make paper from a clean paper/:          {full_wall:6.1f} s wall, {full_cpu:6.1f} s CPU"
-    )
-    print(
-        f"build / floor: {full_wall / floor_wall:.2f} wall (target <= 0.5), "
-        f"{full_cpu / floor_cpu:.2f} CPU"
-    )
-    print(f"make paper again (no change):            {noop_wall:6.2f} s  (target < 1 s)")
-    if skip_large:
-        return
+    floor_ratios, large_ratios, noops = [], [], []
     with tempfile.TemporaryDirectory() as folder:
-        wall, cpu, n_trials = large_build(Path(folder), n_conditions)
-    print(
-        f"build of a generated {n_conditions}-condition release ({n_trials:,} trials): "
-        f"{wall:6.1f} s wall, {cpu:6.1f} s CPU"
-    )
-    print(
-        f"{n_conditions} conditions / the real release's build: {wall / full_wall:.2f} wall "
-        f"(target < 1.5), {cpu / full_cpu:.2f} CPU"
-    )
+        large = None if skip_large else large_release(Path(folder), n_conditions)
+        for round_ in range(1, rounds + 1):
+            print(f"round {round_} of {rounds}")
+            floor_wall, floor_cpu = trivial_floor(count)
+            shutil.rmtree(paths.PAPER_DIR, ignore_errors=True)
+            full_wall, full_cpu = timed(["make", "paper"], show=round_ == 1)
+            noop_wall, _ = timed(["make", "paper"])
+            floor_ratios.append(full_wall / floor_wall)
+            noops.append(noop_wall)
+            print(
+                f"  {count} trivial notebooks, one after another: {floor_wall:6.1f} s wall, "
+                f"{floor_cpu:6.1f} s CPU\n"
+                f"  make paper from a clean paper/:          {full_wall:6.1f} s wall, "
+                f"{full_cpu:6.1f} s CPU\n"
+                f"  build / floor: {full_wall / floor_wall:.2f} wall, "
+                f"{full_cpu / floor_cpu:.2f} CPU\n"
+                f"  make paper again (no change):            {noop_wall:6.2f} s"
+            )
+            if large is None:
+                continue
+            env, paper, n_trials = large
+            shutil.rmtree(paper, ignore_errors=True)
+            build = [sys.executable, "-m", "analysis.build", "--paper-dir", str(paper)]
+            wall, cpu = timed(build, env, show=round_ == 1)
+            large_ratios.append(wall / full_wall)
+            print(
+                f"  build of a generated {n_conditions}-condition release ({n_trials:,} "
+                f"trials): {wall:6.1f} s wall, {cpu:6.1f} s CPU\n"
+                f"  {n_conditions} conditions / the real release's build: {wall / full_wall:.2f} "
+                f"wall, {cpu / full_cpu:.2f} CPU"
+            )
+    print(f"over {rounds} round(s), median:")
+    print(f"  build / floor: {statistics.median(floor_ratios):.2f} wall (target <= 0.5)")
+    print(f"  no-op make paper: {statistics.median(noops):.2f} s (target < 1 s)")
+    if large_ratios:
+        print(
+            f"  {n_conditions} conditions / the real release's build: "
+            f"{statistics.median(large_ratios):.2f} wall (target < 1.5)"
+        )
 
 
 if __name__ == "__main__":
     parser = argparse.ArgumentParser(prog="python benchmarks/bench_paper.py", description=__doc__)
     parser.add_argument("--skip-large", action="store_true", help="leave out the large release")
     parser.add_argument("--conditions", type=int, default=224, help="conditions of the large one")
+    parser.add_argument(
+        "--rounds", type=int, default=3, help="rounds, each timing everything (default 3)"
+    )
     arguments = parser.parse_args()
-    main(arguments.skip_large, arguments.conditions)
+    main(arguments.skip_large, arguments.conditions, max(1, arguments.rounds))
