@@ -289,59 +289,73 @@ class NotebookRunner:
             thread.join()
 
     def _start(self):
-        from analysis.kernels import WarmKernel
+        """A warm kernel and None, or None and the :class:`KernelError` it failed with."""
+        from analysis.kernels import KernelError, WarmKernel
 
         kernel = WarmKernel(paths.PROJECT_ROOT, self.stop)
         try:
             kernel.start(self.modules)
+        except KernelError as failed:
+            kernel.kill()
+            return None, failed
         except Exception:
             kernel.kill()
             raise
-        return kernel
+        return kernel, None
 
     def _work(self) -> None:
-        from analysis.kernels import KernelCodeError, KernelError
-
-        kernel, error = None, None
+        kernel, error = self._start()
         try:
-            try:
-                kernel = self._start()
-            except KernelError as failed:
-                error = failed
             while (job := self.jobs.get()) is not None and not self.stop.is_set():
-                if kernel is None and error is None:
-                    try:
-                        kernel = self._start()
-                    except KernelError as failed:
-                        error = failed
-                if kernel is None:
-                    failure, error = error, None
-                elif job[0] == "code":
-                    try:
-                        kernel.run(job[1], job[2])
-                        failure = None
-                    except Exception as failed:  # reported; a hung or dead kernel is replaced
-                        failure = failed
-                        if not isinstance(failed, KernelCodeError):
-                            kernel.kill()
-                            kernel = None
-                if job[0] == "code":
-                    job[3].put(failure)
-                    continue
-                _, notebook, staging, checked = job
-                if kernel is None:
-                    run = NotebookRun(notebook, staging / "notebooks" / notebook.name, 0.0)
-                    run.failure, run.kernel_ok = f"{notebook.name}: {failure}", False
-                    _report(run)
+                kind, *details = job
+                if kernel is None and error is None:  # the last one was stopped: a new one
+                    kernel, error = self._start()
+                if kernel is None:  # this job fails with why; the next tries a new kernel
+                    self._not_run(kind, details, error)
+                    error = None
+                elif kind == "code":
+                    kernel = self._run_code(kernel, *details)
                 else:
-                    run = run_notebook(notebook, staging, kernel, self.cell_timeout, checked)
-                    if not run.kernel_ok:
-                        kernel.kill()
-                        kernel = None
-                self.runs.put(run)
+                    kernel = self._run_notebook(kernel, *details)
         finally:
             if kernel is not None:
                 kernel.kill()
+
+    def _not_run(self, kind: str, details: list, error: Exception | None) -> None:
+        if kind == "code":
+            details[-1].put(error)
+            return
+        notebook, staging, _ = details
+        run = NotebookRun(notebook, staging / "notebooks" / notebook.name, 0.0)
+        run.failure, run.kernel_ok = f"{notebook.name}: {error}", False
+        _report(run)
+        self.runs.put(run)
+
+    def _run_code(self, kernel, code: str, doing: str, outcome: Queue):
+        """Run ``code`` on ``kernel`` and put its failure (or None) in ``outcome``; the
+        kernel, or None when it hung or died (it is then stopped)."""
+        from analysis.kernels import KernelCodeError
+
+        try:
+            kernel.run(code, doing)
+        except Exception as failed:  # the caller raises it
+            outcome.put(failed)
+            if not isinstance(failed, KernelCodeError):
+                kernel.kill()
+                return None
+        else:
+            outcome.put(None)
+        return kernel
+
+    def _run_notebook(self, kernel, notebook: Path, staging: Path, checked: Path | None):
+        """Run ``notebook`` on ``kernel``; the kernel, or None when it cannot run another
+        (it is then stopped)."""
+        run = run_notebook(notebook, staging, kernel, self.cell_timeout, checked)
+        self.runs.put(run)
+        if run.kernel_ok:
+            return kernel
+        kernel.kill()
+        return None
 
 
 def _git(*args: str) -> str | None:

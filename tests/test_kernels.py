@@ -224,9 +224,7 @@ def runner_with(kernels: list, monkeypatch, workers: int = 1) -> builder.Noteboo
 
     def start(self):
         kernel = kernels.pop(0)
-        if isinstance(kernel, Exception):
-            raise kernel
-        return kernel
+        return (None, kernel) if isinstance(kernel, Exception) else (kernel, None)
 
     monkeypatch.setattr(builder.NotebookRunner, "_start", start)
     return builder.NotebookRunner([paths.NOTEBOOKS_DIR / "01-corpus.ipynb"], workers=workers)
