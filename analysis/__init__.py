@@ -17,8 +17,7 @@ Names are imported on first use, so ``import analysis`` stays cheap (the no-op c
 
 from __future__ import annotations
 
-import importlib
-from typing import Any
+from analysis.lazy import lazy_exports
 
 #: Each public name and the module that holds it.
 _HOMES: dict[str, str] = {
@@ -49,16 +48,4 @@ _HOMES: dict[str, str] = {
 }
 
 __all__ = sorted(_HOMES)
-
-
-def __getattr__(name: str) -> Any:
-    home = _HOMES.get(name)
-    if home is None:
-        raise AttributeError(f"module 'analysis' has no attribute {name!r}")
-    value = getattr(importlib.import_module(home), name)
-    globals()[name] = value
-    return value
-
-
-def __dir__() -> list[str]:
-    return sorted({*globals(), *__all__})
+__getattr__, __dir__ = lazy_exports(globals(), _HOMES)

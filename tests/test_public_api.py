@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import doctest
 import subprocess
 import sys
 
@@ -17,10 +18,20 @@ def test_every_public_name_resolves_to_a_documented_callable():
         assert value.__doc__, f"{name} has no docstring"
 
 
-def test_importing_the_package_imports_no_pandas():
-    code = "import sys, analysis; print('pandas' in sys.modules)"
+@pytest.mark.parametrize(
+    "statement", ["import analysis", "from analysis.sections import READS, Reads, Locations"]
+)
+def test_importing_the_package_imports_no_pandas(statement):
+    code = f"import sys; {statement}; print('pandas' in sys.modules)"
     result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
     assert result.stdout.strip() == "False", result.stderr
+
+
+def test_lazy_exports_examples_run():
+    import analysis.lazy
+
+    result = doctest.testmod(analysis.lazy)
+    assert result.attempted and not result.failed
 
 
 def test_an_unknown_name_is_an_attribute_error():
