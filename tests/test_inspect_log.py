@@ -188,61 +188,65 @@ def test_logs_are_discovered_and_loaded_per_condition(
         load_trials([runs / inspect_log.name, rerun_path])
 
 
-def _altered(parsed_log, tmp_path: Path, change) -> Path:
-    from inspect_ai.log import write_eval_log  # imported already: parsed_log needs it
+@pytest.fixture
+def altered(parsed_log, tmp_path: Path, inspect_ai):
+    """Write a copy of the log changed by a function given it; the new log's path."""
 
-    log = parsed_log.model_copy(deep=True)
-    change(log)
-    out = tmp_path / "2026-06-01T10-00-00+00-00_steerbench-work_altered.eval"
-    write_eval_log(log, str(out))
-    return out
+    def write(change) -> Path:
+        log = parsed_log.model_copy(deep=True)
+        change(log)
+        out = tmp_path / "2026-06-01T10-00-00+00-00_steerbench-work_altered.eval"
+        inspect_ai.log.write_eval_log(log, str(out))
+        return out
+
+    return write
 
 
-def test_a_log_of_another_task_is_refused(parsed_log, tmp_path: Path) -> None:
+def test_a_log_of_another_task_is_refused(altered) -> None:
     def other(log) -> None:
         log.eval.task = "some_other_benchmark"
 
-    path = _altered(parsed_log, tmp_path, other)
+    path = altered(other)
     with pytest.raises(VerdictError, match=r"task 'some_other_benchmark'") as err:
         load_inspect_log(path)
     assert str(path) in str(err.value)
 
 
 @pytest.mark.slow
-def test_a_log_with_missing_samples_is_refused(parsed_log, tmp_path: Path) -> None:
+def test_a_log_with_missing_samples_is_refused(altered) -> None:
     def drop(log) -> None:
         log.samples = [s for s in log.samples if s.id != SCENARIO_IDS[0]]
 
     with pytest.raises(VerdictError, match=f"missing: \\['{SCENARIO_IDS[0]}'\\]"):
-        load_inspect_log(_altered(parsed_log, tmp_path, drop))
+        load_inspect_log(altered(drop))
 
 
 @pytest.mark.slow
-def test_a_log_with_a_missing_epoch_is_refused(parsed_log, tmp_path: Path) -> None:
+def test_a_log_with_a_missing_epoch_is_refused(altered) -> None:
     def drop(log) -> None:
         log.samples = [s for s in log.samples if not (s.id == SCENARIO_IDS[1] and s.epoch == 2)]
 
     with pytest.raises(VerdictError, match=f"{SCENARIO_IDS[1]} has epochs \\[1, 3\\]"):
-        load_inspect_log(_altered(parsed_log, tmp_path, drop))
+        load_inspect_log(altered(drop))
 
 
 @pytest.mark.slow
-def test_a_log_with_other_inputs_is_refused(parsed_log, tmp_path: Path) -> None:
+def test_a_log_with_other_inputs_is_refused(altered) -> None:
     def edit(log) -> None:
         sample = next(s for s in log.samples if s.id == SCENARIO_IDS[2])
         sample.input[1].content = sample.input[1].text + "\nrisk_flags: none"
 
     with pytest.raises(VerdictError, match=f"inputs other than the pinned.*{SCENARIO_IDS[2]}"):
-        load_inspect_log(_altered(parsed_log, tmp_path, edit))
+        load_inspect_log(altered(edit))
 
 
 @pytest.mark.slow
-def test_an_unfinished_log_is_refused(parsed_log, tmp_path: Path) -> None:
+def test_an_unfinished_log_is_refused(altered) -> None:
     def cancel(log) -> None:
         log.status = "cancelled"
 
     with pytest.raises(VerdictError, match="did not finish: status 'cancelled'"):
-        load_inspect_log(_altered(parsed_log, tmp_path, cancel))
+        load_inspect_log(altered(cancel))
 
 
 @pytest.mark.parametrize("fmt", ["eval", "json"])
