@@ -417,6 +417,11 @@ def test_touching_one_notebook_reruns_only_it(tmp_path):
     assert (paper / "figures" / figure.name).is_file()
     executed = nbformat.read(paper / "notebooks" / "09-labels.ipynb", as_version=4)
     assert executed.cells[-1].source == "An added note."
+    (paper / "numbers.json").unlink()
+    third = run("analysis.build", "--paper-dir", paper, *sorted(folder.glob("*.ipynb")), data=data)
+    assert third.returncode == 0, third.stderr  # nothing runs: the report is made in-process
+    assert all(line.endswith("unchanged") for line in third.stdout.splitlines()[:-1])
+    assert json.loads((paper / "numbers.json").read_text())["numbers"] == before
 
 
 def test_notebooks_start_longest_first(tmp_path: Path) -> None:
