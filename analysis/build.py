@@ -214,12 +214,29 @@ def _report(run: NotebookRun) -> None:
     print(f"  {run.notebook.stem:<24} {run.seconds:5.1f} s  {status}", flush=True)
 
 
+@dataclass(frozen=True)
+class _Call:
+    """A job: call a function on a kernel; its failure, or None, goes to ``outcome``."""
+
+    code: str
+    doing: str
+    outcome: Queue
+
+
+@dataclass(frozen=True)
+class _Notebook:
+    """A job: execute a notebook into ``staging``, given the ``checked`` inputs if any."""
+
+    notebook: Path
+    staging: Path
+    checked: Path | None
+
+
 class NotebookRunner:
-    """Warm kernels, one per worker, started at once and reused across the notebooks, which
-    run all the analysis code: the first one ready checks the inputs
-    (:meth:`check_inputs`), :meth:`run` executes the notebooks, :meth:`on_a_kernel` runs the
-    code that writes the report; :meth:`close` stops them. The build process itself imports
-    no part of the analysis stack."""
+    """Warm kernels, one per worker, started at once and reused; they run all the analysis
+    code: :meth:`check_inputs` on the first one ready, then :meth:`run` executes the
+    notebooks, and :meth:`call` runs any other step (the report); :meth:`close` stops them.
+    The build process itself imports no part of the analysis stack."""
 
     def __init__(
         self, notebooks: list[Path], workers: int, cell_timeout: float = CELL_TIMEOUT
@@ -229,7 +246,7 @@ class NotebookRunner:
         self.cell_timeout = cell_timeout
         self.modules = notebook_imports(notebooks)
         self.stop = threading.Event()
-        self.jobs: Queue = Queue()  # ("code", ...) or ("notebook", ...); None: no more
+        self.jobs: Queue = Queue()  # _Call or _Notebook jobs; None: no more
         self.runs: Queue = Queue()  # each notebook's NotebookRun, as it ends
         self.threads = [
             threading.Thread(target=self._work, name=f"notebook-worker-{n}", daemon=True)
@@ -239,33 +256,29 @@ class NotebookRunner:
             thread.start()
 
     def check_inputs(self, path: Path) -> Path:
-        """Load and cross-check every input the notebooks read, on the first kernel ready,
-        and store the checked frames at ``path``
-        (:func:`analysis.sections.opening.write_checked_inputs`), before any notebook
-        starts; bad input raises :class:`InputError`, naming the file and the problem."""
-        from analysis.kernels import KernelCodeError
-
-        code = (
-            "from pathlib import Path\n"
-            "from analysis.sections.opening import write_checked_inputs\n"
-            f"write_checked_inputs(Path({str(path)!r}))\n"
-        )
-        try:
-            self.on_a_kernel(code, "checking the inputs")
-        except KernelCodeError as failed:
-            raise InputError(failed.evalue or failed.ename) from None
+        """Load and cross-check every input the notebooks read and store the checked frames
+        at ``path`` (:func:`analysis.sections.opening.write_checked_inputs`), on the first
+        kernel ready, before any notebook starts; bad input raises :class:`InputError`,
+        naming the file and the problem."""
+        function = "analysis.sections.opening.write_checked_inputs"
+        self.call(function, "checking the inputs", InputError, path=str(path))
         return path
 
-    def on_a_kernel(self, code: str, doing: str) -> None:
-        """Run ``code`` on the first kernel free, reset first; ``KernelCodeError`` when it
-        raises, :class:`BuildError` when no kernel could run it."""
+    def call(
+        self, function: str, doing: str, error: type[BuildError] = BuildError, **arguments
+    ) -> None:
+        """Call ``function`` (``"module.name"``) with ``arguments`` (plain values) on the
+        first kernel free, reset first. What it raises becomes ``error`` with its message; a
+        kernel that hangs, dies or never starts, a :class:`BuildError` saying so."""
         from analysis.kernels import KernelCodeError
 
+        module, name = function.rsplit(".", 1)
+        code = f"from {module} import {name}\n{name}(**{arguments!r})\n"
         outcome: Queue = Queue()
-        self.jobs.put(("code", code, doing, outcome))
+        self.jobs.put(_Call(code, doing, outcome))
         failure = outcome.get()
         if isinstance(failure, KernelCodeError):
-            raise failure
+            raise error(failure.evalue or failure.ename)
         if failure is not None:
             raise BuildError(f"{doing}: {failure}")
 
@@ -275,7 +288,7 @@ class NotebookRunner:
         """Execute ``notebooks`` (longest first is best), each into ``parts / stem``, those
         that read them given the ``checked`` inputs."""
         for notebook in notebooks:
-            self.jobs.put(("notebook", notebook, parts / notebook.stem, checked))
+            self.jobs.put(_Notebook(notebook, parts / notebook.stem, checked))
         runs = [self.runs.get() for _ in notebooks]
         order = {nb: n for n, nb in enumerate(notebooks)}
         return sorted(runs, key=lambda run: order[run.notebook])
@@ -307,50 +320,48 @@ class NotebookRunner:
         kernel, error = self._start()
         try:
             while (job := self.jobs.get()) is not None and not self.stop.is_set():
-                kind, *details = job
                 if kernel is None and error is None:  # the last one was stopped: a new one
                     kernel, error = self._start()
                 if kernel is None:  # this job fails with why; the next tries a new kernel
-                    self._not_run(kind, details, error)
+                    self._not_run(job, error)
                     error = None
-                elif kind == "code":
-                    kernel = self._run_code(kernel, *details)
+                elif isinstance(job, _Call):
+                    kernel = self._call(kernel, job)
                 else:
-                    kernel = self._run_notebook(kernel, *details)
+                    kernel = self._execute(kernel, job)
         finally:
             if kernel is not None:
                 kernel.kill()
 
-    def _not_run(self, kind: str, details: list, error: Exception | None) -> None:
-        if kind == "code":
-            details[-1].put(error)
+    def _not_run(self, job: _Call | _Notebook, error: Exception | None) -> None:
+        if isinstance(job, _Call):
+            job.outcome.put(error)
             return
-        notebook, staging, _ = details
-        run = NotebookRun(notebook, staging / "notebooks" / notebook.name, 0.0)
-        run.failure, run.kernel_ok = f"{notebook.name}: {error}", False
+        run = NotebookRun(job.notebook, job.staging / "notebooks" / job.notebook.name, 0.0)
+        run.failure, run.kernel_ok = f"{job.notebook.name}: {error}", False
         _report(run)
         self.runs.put(run)
 
-    def _run_code(self, kernel, code: str, doing: str, outcome: Queue):
-        """Run ``code`` on ``kernel`` and put its failure (or None) in ``outcome``; the
-        kernel, or None when it hung or died (it is then stopped)."""
+    def _call(self, kernel, job: _Call):
+        """Run ``job`` on ``kernel``, its failure (or None) to its outcome; the kernel, or
+        None when it hung or died (it is then stopped)."""
         from analysis.kernels import KernelCodeError
 
         try:
-            kernel.run(code, doing)
+            kernel.run(job.code, job.doing)
         except Exception as failed:  # the caller raises it
-            outcome.put(failed)
+            job.outcome.put(failed)
             if not isinstance(failed, KernelCodeError):
                 kernel.kill()
                 return None
         else:
-            outcome.put(None)
+            job.outcome.put(None)
         return kernel
 
-    def _run_notebook(self, kernel, notebook: Path, staging: Path, checked: Path | None):
-        """Run ``notebook`` on ``kernel``; the kernel, or None when it cannot run another
-        (it is then stopped)."""
-        run = run_notebook(notebook, staging, kernel, self.cell_timeout, checked)
+    def _execute(self, kernel, job: _Notebook):
+        """Execute ``job``'s notebook on ``kernel``; the kernel, or None when it cannot run
+        another (it is then stopped)."""
+        run = run_notebook(job.notebook, job.staging, kernel, self.cell_timeout, job.checked)
         self.runs.put(run)
         if run.kernel_ok:
             return kernel
@@ -585,13 +596,9 @@ def _finish(staging, data, notebooks, reused, runs, digest, shared, runner) -> N
     if runner is None:
         write_reports(**arguments)
     else:
-        from analysis.kernels import KernelCodeError
-
-        code = f"from analysis.build import write_reports\nwrite_reports(**{arguments!r})\n"
-        try:
-            runner.on_a_kernel(code, "writing numbers.json and the report")
-        except KernelCodeError as failed:
-            raise BuildError(failed.evalue or failed.ename) from None
+        runner.call(
+            "analysis.build.write_reports", "writing numbers.json and the report", **arguments
+        )
     stamp = {"inputs_digest": digest, "shared_digest": shared, "notebooks": records}
     (staging / STAMP).write_text(json.dumps(stamp, indent=2) + "\n", "utf-8")
 

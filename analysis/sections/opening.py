@@ -128,7 +128,9 @@ def load_inputs(what: Reads, where: Locations, verdict_paths: list[str] | None) 
     return Loaded(scenarios, conditions, trials, cells)
 
 
-def write_checked_inputs(path: Path, data_dir: str | os.PathLike[str] | None = None) -> Path:
+def write_checked_inputs(
+    path: str | os.PathLike[str], data_dir: str | os.PathLike[str] | None = None
+) -> Path:
     """Load and cross-check every input under ``data_dir`` once (:data:`ALL_READS`, every
     verdict found) and store the frames at ``path`` (a pickle), for :func:`open_section`'s
     ``checked_inputs``: the build does this before its notebooks start, so that each one
@@ -136,7 +138,7 @@ def write_checked_inputs(path: Path, data_dir: str | os.PathLike[str] | None = N
     where = Locations.of(data_dir)
     loaded = load_inputs(ALL_READS, where, None)
     pd.to_pickle({"locations": where, "loaded": loaded}, path)
-    return path
+    return Path(path)
 
 
 def _read_checked_inputs(path: str | os.PathLike[str], where: Locations, what: Reads) -> Loaded:
