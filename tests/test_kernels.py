@@ -89,18 +89,20 @@ state = {
 @pytest.mark.slow
 def test_notebooks_share_a_kernel_but_not_its_state(tmp_path):
     record_a = RECORD.format(folder=str(tmp_path), name="a", what="{}")
-    record_b = RECORD.format(folder=str(tmp_path), name="b", what="state")
-    first = notebook(tmp_path, "01-leaves.ipynb", LEAVE_STATE, record_a)
-    second = notebook(tmp_path, "02-finds.ipynb", FIND_STATE, record_b)
+    after_a = f'{{"after_a": Path({str(tmp_path)!r}, "a.json").exists(), **state}}'
+    record_b = RECORD.format(folder=str(tmp_path), name="b", what=after_a)
+    # never timed, later sections run first (build._longest_first): 02 before 01
+    first = notebook(tmp_path, "02-leaves.ipynb", LEAVE_STATE, record_a)
+    second = notebook(tmp_path, "01-finds.ipynb", FIND_STATE, record_b)
     paper = tmp_path / "paper"
     result, _ = build(paper, first, second)
     assert result.returncode == 0, result.stderr
     a = json.loads((tmp_path / "a.json").read_text())
     b = json.loads((tmp_path / "b.json").read_text())
-    assert a["pid"] == b["pid"]  # one kernel ran both notebooks
+    assert a["pid"] == b["pid"] and b["after_a"]  # one kernel ran both, in this order
     assert b["width"] == 80 and b["linewidth"] != 7.5 and b["errors"] == "warn"
     assert not (b["leaked"] or b["error_filter"] or b["environ"] or b["module"])
-    executed = nbformat.read(paper / "notebooks" / "02-finds.ipynb", as_version=4)
+    executed = nbformat.read(paper / "notebooks" / "01-finds.ipynb", as_version=4)
     counts = [cell.execution_count for cell in executed.cells if cell.cell_type == "code"]
     assert counts == list(range(1, len(counts) + 1))
 
