@@ -7,7 +7,6 @@ grayscale.
 
 from __future__ import annotations
 
-import contextlib
 import struct
 from pathlib import Path
 from typing import TypeVar
@@ -19,6 +18,7 @@ import pandas as pd
 from matplotlib.ticker import PercentFormatter
 
 from analysis import paths
+from analysis.pdf_fonts import shared_font_subsets
 
 #: Okabe-Ito colours: distinguishable with every common colour-vision deficiency.
 PALETTE = {
@@ -209,34 +209,20 @@ def rate_heatmap(
 #: zlib level of the PNGs (Pillow's default is 6): level 3 encodes the paper's 20 figures in
 #: 0.85 s of CPU instead of 1.55 s, for files 6% larger (2.6 MB instead of 2.4 MB).
 PNG_COMPRESS_LEVEL = 3
-#: OpenType layout tables a PDF never uses (viewers do no shaping; matplotlib lays text out
-#: itself), left out of the embedded font subsets: subsetting them cost seconds a figure.
-PDF_UNUSED_FONT_TABLES = ["GSUB", "GPOS", "GDEF", "JSTF", "BASE", "MATH"]
-
-
-@contextlib.contextmanager
-def _lean_font_subsets():
-    from fontTools import subset
-
-    default = subset.Options._drop_tables_default
-    subset.Options._drop_tables_default = default + PDF_UNUSED_FONT_TABLES
-    try:
-        yield
-    finally:
-        subset.Options._drop_tables_default = default
 
 
 def save_figure(fig: plt.Figure, stem: Path) -> tuple[Path, Path]:
     """Write ``fig`` as ``stem.pdf`` and ``stem.png`` with the ``savefig.*`` settings; the
     tight bounding box is worked out once for both (one text layout instead of two), the
-    PDF's font subsets leave out :data:`PDF_UNUSED_FONT_TABLES`, and the PNG is compressed
-    at :data:`PNG_COMPRESS_LEVEL`."""
+    PDF's font subsets are lean and made once per process
+    (:func:`analysis.pdf_fonts.shared_font_subsets`), and the PNG is compressed at
+    :data:`PNG_COMPRESS_LEVEL`."""
     pdf, png = stem.with_suffix(".pdf"), stem.with_suffix(".png")
     bbox = None
     if mpl.rcParams["savefig.bbox"] == "tight":
         pad = mpl.rcParams["savefig.pad_inches"]
         bbox = fig.get_tightbbox(fig.canvas.get_renderer()).padded(pad)
-    with _lean_font_subsets():
+    with shared_font_subsets():
         fig.savefig(pdf, metadata={"CreationDate": None}, bbox_inches=bbox)
     fig.savefig(png, bbox_inches=bbox, pil_kwargs={"compress_level": PNG_COMPRESS_LEVEL})
     return pdf, png

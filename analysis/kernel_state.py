@@ -6,7 +6,8 @@ counts start at 1 again), closes every figure, puts back matplotlib's rcParams, 
 numpy's options, the random states, warnings filters, environment, working directory and
 ``sys.path``, and forgets every ``analysis`` module, so that the next notebook imports the
 package afresh (module-level state included) while pandas, matplotlib, statsmodels and the
-rest stay imported.
+rest stay imported. The modules in :data:`KEPT` stay too: their only state is a cache of
+results that depend on their arguments alone (the figures' embedded font subsets).
 
 The objects alive at the snapshot (the imported stack, some 360,000 of them) are put out of
 the garbage collector's reach with :func:`gc.freeze`: they live as long as the kernel, and
@@ -17,6 +18,7 @@ them all again, about 0.3 s each.
 from __future__ import annotations
 
 import gc
+import importlib
 import os
 import random
 import sys
@@ -26,13 +28,16 @@ import warnings
 ALIAS = "steerbench_kernel_state"
 #: The package whose modules every notebook imports afresh.
 PACKAGE = "analysis"
+#: The package's modules kept across notebooks, whose only state is a cache of pure results.
+KEPT = ("analysis.pdf_fonts",)
 
 _saved: dict = {}
 
 
 def _forget_package() -> None:
     for name in [n for n in sys.modules if n == PACKAGE or n.startswith(PACKAGE + ".")]:
-        del sys.modules[name]
+        if name not in KEPT:
+            del sys.modules[name]
 
 
 def snapshot() -> None:
@@ -41,6 +46,8 @@ def snapshot() -> None:
     import numpy as np
 
     sys.modules[ALIAS] = sys.modules[__name__]
+    for name in KEPT:
+        importlib.import_module(name)
     _forget_package()
     _saved.update(
         rc={key: value for key, value in mpl.rcParams.items() if key != "backend"},

@@ -66,6 +66,13 @@ np.seterr(all="raise")
 warnings.simplefilter("error")
 os.environ["STEERBENCH_LEAKED"] = "1"
 analysis.paths.LEAKED = True
+import tempfile
+from pathlib import Path
+import matplotlib.pyplot as plt
+from analysis.figures import save_figure, use_style
+use_style()  # the house style embeds TrueType font subsets in PDFs
+figure, axes = plt.subplots()
+save_figure(figure, Path(tempfile.mkdtemp()) / "a-figure")
 """
 
 FIND_STATE = """\
@@ -74,6 +81,7 @@ import matplotlib as mpl
 import numpy as np
 import pandas as pd
 import analysis.paths
+from analysis.pdf_fonts import font_subset
 state = {
     "leaked": "leaked" in globals(),
     "width": pd.get_option("display.width"),
@@ -82,6 +90,7 @@ state = {
     "error_filter": any(f[0] == "error" and f[2] is Warning for f in warnings.filters),
     "environ": "STEERBENCH_LEAKED" in os.environ,
     "module": hasattr(analysis.paths, "LEAKED"),
+    "font_subsets": font_subset.cache_info().currsize,
 }
 """
 
@@ -102,6 +111,7 @@ def test_notebooks_share_a_kernel_but_not_its_state(tmp_path):
     assert a["pid"] == b["pid"] and b["after_a"]  # one kernel ran both, in this order
     assert b["width"] == 80 and b["linewidth"] != 7.5 and b["errors"] == "warn"
     assert not (b["leaked"] or b["error_filter"] or b["environ"] or b["module"])
+    assert b["font_subsets"] > 0  # a cache of pure results is kept (kernel_state.KEPT)
     executed = nbformat.read(paper / "notebooks" / "01-finds.ipynb", as_version=4)
     counts = [cell.execution_count for cell in executed.cells if cell.cell_type == "code"]
     assert counts == list(range(1, len(counts) + 1))
