@@ -105,6 +105,36 @@ def test_cell_records_must_match_their_own_trials(tmp_path) -> None:
     assert any(p.startswith("detail.json: model-a (off) / s-go-1: split.allowed") for p in problems)
 
 
+def test_cell_records_are_compared_in_kind_and_in_the_files_order(tmp_path) -> None:
+    """A stated 1 is not true, true is not 1, null is not a decision; a field not stated is
+    not compared, a split's missing side counts 0; the lines follow the file's order."""
+    import json
+
+    from factories import scenarios_frame, trials_frame
+
+    from analysis.export import write_scenarios_detail
+    from analysis.trial_crosscheck import check_cell_records
+
+    path = write_scenarios_detail(trials_frame(), scenarios_frame(), tmp_path / "detail.json")
+    doc = json.loads(path.read_text())
+    cell = {(s["id"], v["model"]): v for s in doc["scenarios"] for v in s["model_verdicts"]}
+    hold, go = cell["s-hold-1", "model-a (off)"], cell["s-go-1", "model-a (off)"]
+    n_trials, blocked, decision = hold["n_trials"], hold["split"]["blocked"], go["modal_decision"]
+    assert hold["correct"] is True and blocked > 0 and decision is not None
+    hold["correct"], hold["n_trials"], go["modal_decision"] = 1, True, None
+    del hold["modal_count"], hold["split"]["blocked"]
+    doc["scenarios"].reverse()  # the file's order, not the table's
+    path.write_text(json.dumps(doc))
+    problems = check_cell_records(path, score_cells_of(path))
+    at = "detail.json: model-a (off) /"
+    assert problems == [
+        f"{at} s-go-1: modal_decision: stated None, its trials give {decision!r}",
+        f"{at} s-hold-1: n_trials: stated True, its trials give {n_trials}",
+        f"{at} s-hold-1: correct: stated 1, its trials give True",
+        f"{at} s-hold-1: split.blocked: stated 0, its trials give {blocked}",
+    ]
+
+
 def score_cells_of(path):
     from factories import scenarios_frame
 
