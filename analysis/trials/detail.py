@@ -58,13 +58,12 @@ def load_scenarios_detail(
                         f"{path}: cell {sid} / {label} (n_trials {n_expected}) "
                         f"missing trials {missing}"
                     )
-            for t in trials:
-                rows["scenario_id"].append(sid)
-                rows["model"].append(model)
-                rows["reasoning"].append(reasoning)
-                rows["trial"].append(t.get("trial"))
-                rows["commit_permission"].append(t.get("commit_permission"))
-                rows["status"].append(t.get("status"))
+            n = len(trials)
+            rows["scenario_id"] += [sid] * n
+            rows["model"] += [model] * n
+            rows["reasoning"] += [reasoning] * n
+            for field in ("trial", "commit_permission", "status"):
+                rows[field] += [t.get(field) for t in trials]
     return normalize_trials(
         pd.DataFrame(rows, dtype=object), origin=str(path), source=source, scenarios=scenarios
     )
