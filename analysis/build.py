@@ -3,8 +3,9 @@
 ``python -m analysis.build`` (``make paper``, when its inputs changed) holds the project
 lock, restores ``paper.previous`` if a crash left no ``paper/``, checks that ``paper/`` can
 be written, and starts its warm kernels (one per worker, the notebooks' imports done once,
-reset to a fresh kernel's state before each notebook). The first kernel ready checks every
-input before any notebook starts: the scenario table, the published conditions
+reset to a fresh kernel's state before each notebook). The first kernel to answer checks
+every input, before its own imports and while the others import, and no notebook starts
+before the check passes: the scenario table, the published conditions
 (leaderboard cross-check) and the per-trial verdicts under ``data/runs``, keeping the
 checked frames for the notebooks that read them (papermill parameter ``checked_inputs``).
 It then executes ``notebooks/*.ipynb`` with papermill into a staging folder on the kernels
@@ -21,6 +22,7 @@ whose ``.built`` lists each notebook's outputs, and ``numbers/`` keeps each one'
 from __future__ import annotations
 
 import argparse
+import contextlib
 import gc
 import json
 import platform
@@ -33,7 +35,7 @@ from dataclasses import dataclass
 from datetime import UTC, datetime
 from importlib import metadata
 from pathlib import Path
-from queue import Queue
+from queue import Empty, Queue
 
 from analysis import paths
 from analysis.identity import (
@@ -214,6 +216,10 @@ def _report(run: NotebookRun) -> None:
     print(f"  {run.notebook.stem:<24} {run.seconds:5.1f} s  {status}", flush=True)
 
 
+#: No job taken yet.
+_NOTHING = object()
+
+
 @dataclass(frozen=True)
 class _Call:
     """A job: call a function on a kernel; its failure, or None, goes to ``outcome``."""
@@ -234,9 +240,10 @@ class _Notebook:
 
 class NotebookRunner:
     """Warm kernels, one per worker, started at once and reused; they run all the analysis
-    code: :meth:`check_inputs` on the first one ready, then :meth:`run` executes the
-    notebooks, and :meth:`call` runs any other step (the report); :meth:`close` stops them.
-    The build process itself imports no part of the analysis stack."""
+    code: :meth:`check_inputs` on the first one to answer (before its warm-up, while the
+    others warm up), then :meth:`run` executes the notebooks, and :meth:`call` runs any
+    other step (the report); :meth:`close` stops them. The build process itself imports no
+    part of the analysis stack."""
 
     def __init__(
         self, notebooks: list[Path], workers: int, cell_timeout: float = CELL_TIMEOUT
@@ -258,7 +265,7 @@ class NotebookRunner:
     def check_inputs(self, path: Path) -> Path:
         """Load and cross-check every input the notebooks read and store the checked frames
         at ``path`` (:func:`analysis.sections.opening.write_checked_inputs`), on the first
-        kernel ready, before any notebook starts; bad input raises :class:`InputError`,
+        kernel to answer, before any notebook starts; bad input raises :class:`InputError`,
         naming the file and the problem."""
         function = "analysis.sections.opening.write_checked_inputs"
         self.call(function, "checking the inputs", InputError, path=str(path))
@@ -301,13 +308,14 @@ class NotebookRunner:
         for thread in self.threads:
             thread.join()
 
-    def _start(self):
-        """A warm kernel and None, or None and the :class:`KernelError` it failed with."""
+    def _start(self, warm: bool = True):
+        """A kernel and None, or None and the :class:`KernelError` it failed with; ``warm``:
+        with the notebooks' imports done, else only answering."""
         from analysis.kernels import KernelError, WarmKernel
 
         kernel = WarmKernel(paths.PROJECT_ROOT, self.stop)
         try:
-            kernel.start(self.modules)
+            kernel.start(self.modules if warm else None)
         except KernelError as failed:
             kernel.kill()
             return None, failed
@@ -316,10 +324,35 @@ class NotebookRunner:
             raise
         return kernel, None
 
-    def _work(self) -> None:
-        kernel, error = self._start()
+    def _warm(self, kernel):
+        """``kernel`` warmed up and None, or None and the :class:`KernelError` it failed with."""
+        from analysis.kernels import KernelError
+
         try:
-            while (job := self.jobs.get()) is not None and not self.stop.is_set():
+            kernel.warm_up(self.modules)
+        except KernelError as failed:
+            kernel.kill()
+            return None, failed
+        return kernel, None
+
+    def _work(self) -> None:
+        # A new kernel runs a call already waiting (the input check, queued as the kernels
+        # start) before its warm-up: the check imports a fraction of the stack, and the
+        # other kernels need not wait for it to import the rest.
+        kernel, error = self._start(warm=False)
+        waiting = _NOTHING
+        try:
+            if kernel is not None:
+                with contextlib.suppress(Empty):
+                    waiting = self.jobs.get_nowait()
+                if isinstance(waiting, _Call):
+                    kernel, waiting = self._call(kernel, waiting), _NOTHING
+                if kernel is not None:
+                    kernel, error = self._warm(kernel)
+            while True:
+                job, waiting = (self.jobs.get() if waiting is _NOTHING else waiting), _NOTHING
+                if job is None or self.stop.is_set():
+                    break
                 if kernel is None and error is None:  # the last one was stopped: a new one
                     kernel, error = self._start()
                 if kernel is None:  # this job fails with why; the next tries a new kernel

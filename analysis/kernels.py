@@ -5,6 +5,8 @@ statsmodels, ...), and before each notebook is returned to the state of a fresh 
 :mod:`analysis.kernel_state`: an empty namespace, default options, and the ``analysis``
 package imported afresh. Papermill executes each notebook on it through
 :mod:`analysis.warm_engine` (parameters, the executed notebook, failing cells as before).
+A kernel can also start cold and run code before its warm-up (the build's input check,
+which needs a fraction of the imports, runs so while the other kernels import).
 Every wait has a deadline: a kernel that does not start, hangs or dies raises
 :class:`KernelError`, and the caller kills it (an immediate shutdown) and starts another for
 the next notebook.
@@ -107,9 +109,11 @@ class WarmKernel:
         self.cwd = cwd
         self.stop = stop or threading.Event()
         self.km = AsyncKernelManager(kernel_name="python3")
+        self.warm = False
 
-    def start(self, modules: list[str]) -> None:
-        """Start the kernel and import ``modules`` in it; :class:`KernelError` on failure."""
+    def start(self, modules: list[str] | None = None) -> None:
+        """Start the kernel and, given ``modules``, :meth:`warm_up` it; without, it only
+        answers (nothing imported). :class:`KernelError` on failure."""
         environment = {**os.environ, **KERNEL_ENVIRONMENT}
         try:
             run_sync(self.km.start_kernel)(
@@ -117,12 +121,25 @@ class WarmKernel:
             )
         except (RuntimeError, TimeoutError, OSError) as error:
             raise KernelError(f"the kernel did not start: {error}") from None
+        if modules is None:
+            run_sync(self._client_after)("", "starting", new_kernel=True).stop_channels()
+        else:
+            self.warm_up(modules, new_kernel=True)
+
+    def warm_up(self, modules: list[str], new_kernel: bool = False) -> None:
+        """Import ``modules`` and record the state every notebook starts from."""
         doing = "importing the notebooks' modules"
-        run_sync(self._client_after)(warm_up_code(modules), doing, new_kernel=True).stop_channels()
+        code = warm_up_code(modules)
+        run_sync(self._client_after)(code, doing, new_kernel=new_kernel).stop_channels()
+        self.warm = True
 
     def run(self, code: str, doing: str) -> None:
-        """Reset the kernel (:meth:`clean`), then run ``code`` in it;
-        :class:`KernelCodeError` when it raises."""
+        """Run ``code`` on the kernel: once warm, from the state of a fresh one (reset by
+        :meth:`clean` first); before its warm-up, as it started. :class:`KernelCodeError`
+        when it raises."""
+        if not self.warm:  # nothing has run here yet: nothing to reset
+            run_sync(self._client_after)(code, doing).stop_channels()
+            return
         kc = self.clean()
         try:
             run_sync(self._run)(kc, code, doing)

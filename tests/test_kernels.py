@@ -216,26 +216,40 @@ def test_a_failed_reset_closes_its_client_and_says_why(monkeypatch):
 
 
 class FakeKernel:
-    """A warm kernel that records the code it runs and raises ``raises`` when it runs it."""
+    """A kernel that records what it runs (and whether it was warm then), and raises
+    ``raises`` when it runs code."""
 
     def __init__(self, raises: Exception | None = None) -> None:
-        self.raises, self.ran, self.killed = raises, [], False
+        self.raises, self.ran, self.killed, self.warm, self.events = raises, [], False, False, []
 
     def run(self, code: str, doing: str) -> None:
         self.ran.append(doing)
+        self.events.append((doing, "warm" if self.warm else "cold"))
         if self.raises is not None:
             raise self.raises
+
+    def warm_up(self, modules: list[str]) -> None:
+        self.warm = True
+        self.events.append(("warm-up", "cold"))
 
     def kill(self) -> None:
         self.killed = True
 
 
-def runner_with(kernels: list, monkeypatch, workers: int = 1) -> builder.NotebookRunner:
+def runner_with(
+    kernels: list, monkeypatch, workers: int = 1, slow_start: bool = False
+) -> builder.NotebookRunner:
     """A runner of ``workers`` whose kernels are ``kernels`` in turn (a KernelError: it does
-    not start)."""
+    not start); ``slow_start``: a kernel answers once a job is waiting, as a real one takes
+    a second to start."""
 
-    def start(self):
+    def start(self, warm=True):
+        deadline = time.monotonic() + 10
+        while slow_start and self.jobs.empty() and time.monotonic() < deadline:
+            time.sleep(0.01)
         kernel = kernels.pop(0)
+        if warm and not isinstance(kernel, Exception):
+            kernel.warm_up([])
         return (None, kernel) if isinstance(kernel, Exception) else (kernel, None)
 
     monkeypatch.setattr(builder.NotebookRunner, "_start", start)
@@ -266,6 +280,21 @@ def test_a_kernel_that_hangs_on_code_is_replaced_for_the_next_job(monkeypatch):
     finally:
         runner.close()
     assert fresh.ran == ["writing the report"]
+
+
+def test_the_input_check_runs_on_a_new_kernel_before_its_warm_up(monkeypatch, tmp_path):
+    kernel = FakeKernel()
+    runner = runner_with([kernel], monkeypatch, slow_start=True)
+    try:
+        runner.check_inputs(tmp_path / "checked.pkl")  # queued before the kernel answers
+        runner.call("os.getcwd", "writing the report")
+    finally:
+        runner.close()
+    assert kernel.events == [
+        ("checking the inputs", "cold"),
+        ("warm-up", "cold"),
+        ("writing the report", "warm"),
+    ]
 
 
 def test_no_workers_asked_for_still_means_one_kernel(monkeypatch, tmp_path):
