@@ -117,6 +117,39 @@ def test_notebooks_share_a_kernel_but_not_its_state(tmp_path):
     assert counts == list(range(1, len(counts) + 1))
 
 
+KEEPS_CODE = """\
+import importlib.util
+from pathlib import Path
+spec = importlib.util.spec_from_file_location("steerbench_kernel_state", {state!r})
+state = importlib.util.module_from_spec(spec)
+spec.loader.exec_module(state)
+state.keep_compiled_code()
+import analysis
+first = analysis.VALUE
+state._forget_package()
+import analysis
+second = analysis.VALUE
+Path("analysis", "__init__.py").write_text("VALUE = 22\\n")
+state._forget_package()
+import analysis
+print(first, second, analysis.VALUE, len(state._compiled))
+"""
+
+
+def test_a_kernel_compiles_a_module_once_and_again_when_its_file_changes(tmp_path):
+    from analysis import kernel_state
+
+    (tmp_path / "analysis").mkdir()
+    (tmp_path / "analysis" / "__init__.py").write_text("VALUE = 1\n")
+    script = KEEPS_CODE.format(state=kernel_state.__file__)
+    env = {**os.environ, "PYTHONDONTWRITEBYTECODE": "1"}
+    done = subprocess.run(
+        [sys.executable, "-c", script], cwd=tmp_path, env=env, capture_output=True, text=True
+    )
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.split() == ["1", "1", "22", "2"]  # compiled twice: once per content
+
+
 @pytest.mark.slow
 def test_hung_cell_and_dead_kernel_fail_the_build_and_the_next_notebook_runs(tmp_path):
     pid = RECORD.format(folder=str(tmp_path), name="hung", what="{}")
