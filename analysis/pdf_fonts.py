@@ -13,7 +13,9 @@ of saving them. Inside :func:`shared_font_subsets`
   figures print (a minus sign alone, or with an en dash).
 
 The PDF's text, its glyph widths and its ToUnicode map are matplotlib's own, as without
-these changes; only the embedded font program carries more glyphs than the figure uses.
+these changes; only the embedded font program carries more glyphs than the figure uses. A
+kept subset is embedded byte for byte as made (no new ``head`` timestamp), so a figure's
+PDF is the same from one build to the next.
 """
 
 from __future__ import annotations
@@ -72,7 +74,8 @@ def shared_font_subsets() -> Iterator[None]:
         if wanted & padding:
             wanted |= padding
         data, index_map = font_subset(make, str(font_path), face, wanted)
-        return _backend_pdf_ps.SubsetResults(TTFont(io.BytesIO(data)), index_map)._as_cm()
+        font = TTFont(io.BytesIO(data), recalcBBoxes=False, recalcTimestamp=False)
+        return _backend_pdf_ps.SubsetResults(font, index_map)._as_cm()
 
     default = subset.Options._drop_tables_default
     subset.Options._drop_tables_default = default + PDF_UNUSED_FONT_TABLES

@@ -60,7 +60,13 @@ def test_outside_the_block_matplotlib_subsets_as_before():
     assert subset.Options._drop_tables_default == dropped
 
 
-def test_a_figure_saved_twice_gives_the_same_pdf(tmp_path):
+def test_a_figure_saved_twice_gives_the_same_pdf(tmp_path, monkeypatch):
+    from itertools import count
+
+    from fontTools.ttLib.tables import _h_e_a_d
+
+    clock = count(3_000_000_000)  # a font written later would carry a later timestamp
+    monkeypatch.setattr(_h_e_a_d, "timestampNow", lambda: next(clock))
     use_style()
     fig, ax = plt.subplots()
     ax.plot([-1, 0, 1], [0, 1, 0])  # negative ticks print a minus sign: a second subset
