@@ -46,13 +46,18 @@ def latex_escape(text: object) -> str:
     return "".join(_LATEX_SPECIALS.get(ch, ch if ord(ch) < 0x250 else "?") for ch in text)
 
 
-def _width_pt(shown: pd.DataFrame, scale: float, colsep: float) -> float:
-    """Rough natural width of a table: ~5 pt per character at \\small, plus column gaps."""
-    width = 0.0
-    for column in shown.columns:
-        chars = max([len(column), *(len(v) for v in shown[column])])
-        width += chars * 5.0 * scale + 2 * colsep
-    return width
+def _widest(shown: pd.DataFrame) -> list[int]:
+    """Characters in the widest cell of each column of ``shown`` (strings), header included."""
+    return [
+        max(len(str(column)), int(shown[column].str.len().max()) if len(shown) else 0)
+        for column in shown.columns
+    ]
+
+
+def _width_pt(widest: list[int], scale: float, colsep: float) -> float:
+    """Rough natural width of a table whose columns are ``widest`` characters wide: ~5 pt per
+    character at \\small, plus column gaps."""
+    return sum(chars * 5.0 * scale + 2 * colsep for chars in widest)
 
 
 def _breakable(tex: str) -> str:
@@ -90,18 +95,22 @@ def _wrapped_spec(shown: pd.DataFrame, numeric: list[bool], scale: float, colsep
     return "".join(columns)
 
 
-def latex_table(frame: pd.DataFrame, caption: str, label: str) -> str:
+def latex_table(
+    frame: pd.DataFrame, caption: str, label: str, shown: pd.DataFrame | None = None
+) -> str:
     """A booktabs table that compiles as written and fits a one-column article.
 
     Uses only booktabs, graphicx, longtable, array and caption: ``\\small`` always,
     ``\\resizebox`` for a wide short table, ``longtable`` (smaller type, wrapped text
-    columns when still too wide) for a long one.
+    columns when still too wide) for a long one. ``shown``: ``presented(frame)``, when the
+    caller has it already.
     """
     if _CAPTION_NUMBERED.match(caption):
         raise ValueError(f"table {label}: the caption must not start with 'Table N:'")
-    from analysis.outputs import presented
+    if shown is None:
+        from analysis.outputs import presented
 
-    shown = presented(frame)
+        shown = presented(frame)
     numeric = [
         pd.api.types.is_numeric_dtype(frame[c]) and not pd.api.types.is_bool_dtype(frame[c])
         for c in frame.columns
@@ -122,14 +131,15 @@ def latex_table(frame: pd.DataFrame, caption: str, label: str) -> str:
                 r"\end{tabular}",
             ]
         )
-        if _width_pt(shown, 0.9, 6.0) > TEXT_WIDTH_PT:
+        if _width_pt(_widest(shown), 0.9, 6.0) > TEXT_WIDTH_PT:
             tabular = r"\resizebox{\linewidth}{!}{%" + "\n" + tabular + "%\n}"
         return "\n".join(
             [r"\begin{table}[tbp]", r"\centering", r"\small", title, tabular, r"\end{table}", ""]
         )
     # Long: pick the largest type that fits; wrap the text columns if none does.
     sizes = ((r"\small", 0.9, 4.0), (r"\footnotesize", 0.8, 3.0), (r"\scriptsize", 0.7, 2.0))
-    fitting = [s for s in sizes if _width_pt(shown, s[1], s[2]) <= TEXT_WIDTH_PT]
+    widest = _widest(shown)
+    fitting = [s for s in sizes if _width_pt(widest, s[1], s[2]) <= TEXT_WIDTH_PT]
     size, scale, colsep = fitting[0] if fitting else sizes[-1]
     spec = "".join("r" if n else "l" for n in numeric)
     if not fitting:

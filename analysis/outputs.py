@@ -105,11 +105,12 @@ def write_table(
     frame.to_csv(folder / f"{name}.csv", index=False)
     if for_reader is not None:
         frame = for_reader
-    markdown = presented(frame).to_markdown(index=False, disable_numparse=True)
+    shown = presented(frame)
+    markdown = shown.to_markdown(index=False, disable_numparse=True)
     (folder / f"{name}.md").write_text(
         (f"{caption}\n\n" if caption else "") + markdown + "\n", "utf-8"
     )
-    (folder / f"{name}.tex").write_text(latex_table(frame, caption, name), "utf-8")
+    (folder / f"{name}.tex").write_text(latex_table(frame, caption, name, shown), "utf-8")
 
 
 def show(frame: pd.DataFrame, rows: int = 40) -> None:
