@@ -36,7 +36,7 @@ from analysis.sections.labels import (
 )
 from analysis.sections.leaderboard import leader_numbers, leaderboard_figure
 from analysis.sections.mirrors import incident_mirror, mirror_numbers
-from analysis.sections.reasoning import reasoning_table
+from analysis.sections.reasoning import reasoning_figure, reasoning_table
 from analysis.sections.sensitivity import sensitivity_numbers
 from analysis.sections.stability import split_figure, split_table, unanimous_numbers
 
@@ -442,6 +442,23 @@ def test_the_rank_figure_shows_the_best_and_worst_conditions_of_many():
     assert labels[-1] == "m99 (off)" and labels[0] == "m0 (off)"
     assert "m50 (off)" not in labels
     assert f"of {n}; the table has all" in ax.get_title()
+    plt.close(fig)
+
+
+def test_the_reasoning_figure_shows_the_largest_and_smallest_gains_of_many_models():
+    n = 60
+    diff = [0.5 - i / 100 for i in range(n)]  # the table's order: largest gain first
+    contrasts = pd.DataFrame({"model": [f"m{i:02d}" for i in range(n)]})
+    for metric in ("mean_trial_accuracy", "over_refusal"):
+        contrasts[f"{metric}_diff"] = diff
+        contrasts[f"{metric}_diff_low"] = [d - 0.05 for d in diff]
+        contrasts[f"{metric}_diff_high"] = [d + 0.05 for d in diff]
+    fig = reasoning_figure(contrasts)
+    labels = [t.get_text() for t in fig.axes[0].get_yticklabels()]
+    assert len(labels) == FIGURE_ROWS and labels[0] == "m00" and labels[-1] == f"m{n - 1}"
+    assert "m30" not in labels
+    assert fig.get_figheight() <= 0.3 * FIGURE_ROWS + 1.4
+    assert f"of {n}; the table has all" in fig.get_suptitle()
     plt.close(fig)
 
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 import matplotlib.pyplot as plt
 import pandas as pd
 
-from analysis.figures import PAIR
+from analysis.figures import PAIR, first_and_last
 from analysis.formatting import points_text
 from analysis.provenance import number_name, numbers_table, ratio_number, value_number
 from analysis.ratio import Ratio
@@ -84,8 +84,12 @@ def reasoning_table(contrasts: pd.DataFrame) -> pd.DataFrame:
 
 def reasoning_figure(contrasts: pd.DataFrame) -> plt.Figure:
     """High minus floor per model for mean trial accuracy and over-refusal, with the
-    unpaired 95% intervals; rows in the table's order."""
+    unpaired 95% intervals; rows in the table's order (largest accuracy gain first), and
+    beyond ``analysis.figures.FIGURE_ROWS`` models the first and the last."""
+    contrasts, shown = first_and_last(contrasts)
     fig, axes = plt.subplots(1, 2, figsize=(8, 0.3 * len(contrasts) + 1.4), sharey=True)
+    if shown:
+        fig.suptitle(shown, fontsize=8)
     y = list(range(len(contrasts)))
     for ax, metric, title, colour in (
         (axes[0], "mean_trial_accuracy", "Mean trial accuracy", PAIR[0]),
