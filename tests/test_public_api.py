@@ -27,6 +27,14 @@ def test_importing_the_package_imports_no_pandas(statement):
     assert result.stdout.strip() == "False", result.stderr
 
 
+def test_the_inference_module_leaves_statsmodels_models_to_the_fits():
+    """Every notebook kernel imports analysis.inference; statsmodels' model classes (and the
+    formula machinery they load) come only when a model is fitted."""
+    code = "import sys, analysis.inference; print('statsmodels.base.model' in sys.modules)"
+    result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
+    assert result.stdout.strip() == "False", result.stderr
+
+
 def test_lazy_exports_examples_run():
     import analysis.lazy
 

@@ -8,10 +8,6 @@ import warnings
 import numpy as np
 import pandas as pd
 from scipy import sparse
-from statsmodels.genmod.bayes_mixed_glm import BinomialBayesMixedGLM
-from statsmodels.genmod.cov_struct import Exchangeable
-from statsmodels.genmod.families import Binomial
-from statsmodels.genmod.generalized_estimating_equations import GEE
 
 from analysis.inference.clustered import trial_rows
 
@@ -118,6 +114,13 @@ def pattern_difficulty(
     >>> "calibration_control" in set(out["pattern"])
     False
     """
+    # statsmodels' models load its formula machinery (about 0.15 s): imported when a fit
+    # runs, not by every notebook that imports analysis.inference.
+    from statsmodels.genmod.bayes_mixed_glm import BinomialBayesMixedGLM
+    from statsmodels.genmod.cov_struct import Exchangeable
+    from statsmodels.genmod.families import Binomial
+    from statsmodels.genmod.generalized_estimating_equations import GEE
+
     if cells["source"].astype(str).nunique() > 1:
         raise ValueError("pattern_difficulty: give one source's cells at a time")
     data = _design(cells, scenarios, reference)
