@@ -61,12 +61,19 @@ def _cpu() -> float:
     return own.ru_utime + own.ru_stime + children.ru_utime + children.ru_stime
 
 
-def timed(command: list[str], env: dict | None = None, show: bool = False) -> tuple[float, float]:
-    """(wall, CPU) seconds of ``command`` run from the project root, children included;
-    ``show`` prints its per-notebook lines."""
+def timed(
+    command: list[str], env: dict | None = None, show: bool = False, cwd: Path | None = None
+) -> tuple[float, float]:
+    """(wall, CPU) seconds of ``command`` run from ``cwd`` (default the project root),
+    children included; ``show`` prints its per-notebook lines."""
     cpu, started = _cpu(), time.perf_counter()
     done = subprocess.run(
-        command, cwd=paths.PROJECT_ROOT, env=env, capture_output=True, text=True, check=False
+        command,
+        cwd=cwd or paths.PROJECT_ROOT,
+        env=env,
+        capture_output=True,
+        text=True,
+        check=False,
     )
     if done.returncode != 0:
         sys.exit(f"error: {' '.join(command)} failed:\n{done.stdout}{done.stderr}")

@@ -35,7 +35,7 @@ ENTRY_POINTS = {
             [sys.executable, f"benchmarks/{script}", "--help"],
             f"python benchmarks/{script}",
         )
-        for script in ("bench_paper.py", "bench_scoring.py")
+        for script in ("bench_paper.py", "bench_scoring.py", "bench_compare.py")
     },
     "benchmarks/bench_coverage.py": (
         [sys.executable, "benchmarks/bench_coverage.py", "--help"],

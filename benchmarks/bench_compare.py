@@ -1,0 +1,88 @@
+"""Time clean builds of the working tree against those of another revision, alternating, and
+print the ratios.
+
+Run from the project root: ``.venv/bin/python benchmarks/bench_compare.py REV``. It checks
+``REV`` out into a temporary git worktree, then in each of ``--rounds`` rounds (default 6)
+times a clean ``python -m analysis.build`` of each, both on the project's imported release
+(or, with ``--conditions N``, on a generated release of N conditions, as
+``bench_paper.py`` writes it), in the order A B, then B A, and so on, so that neither side
+always runs first. It prints each build's wall and CPU seconds (children included), the
+ratio working tree / ``REV`` of each round, and the medians.
+
+On a shared machine a build's time moves by a quarter from one minute to the next; a change
+is measured only by ratios of builds run side by side, over several rounds. Both revisions
+run in this project's virtual environment: compare revisions with the same
+``requirements.lock``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+
+from bench_paper import large_release, timed
+
+from analysis import paths
+
+
+def clean_build(root: Path, paper: Path, env: dict) -> tuple[float, float]:
+    """(wall, CPU) seconds of a build of the checkout at ``root`` into an empty ``paper``."""
+    shutil.rmtree(paper, ignore_errors=True)
+    command = [sys.executable, "-m", "analysis.build", "--paper-dir", str(paper)]
+    return timed(command, env, cwd=root)
+
+
+def main(revision: str, rounds: int = 6, n_conditions: int | None = None) -> None:
+    project = paths.PROJECT_ROOT
+    with tempfile.TemporaryDirectory() as folder:
+        other = Path(folder) / "other"
+        subprocess.run(
+            ["git", "worktree", "add", "--detach", "--quiet", str(other), revision],
+            cwd=project,
+            check=True,
+        )
+        try:
+            if n_conditions is None:
+                env = {**os.environ, "STEERBENCH_DATA_DIR": str(paths.data_dir())}
+            else:
+                env, _, n_trials = large_release(Path(folder), n_conditions)
+                print(f"a generated release of {n_conditions} conditions ({n_trials:,} trials)")
+            sides = {"working tree": project, revision: other}
+            seconds: dict[str, list[tuple[float, float]]] = {name: [] for name in sides}
+            paper = Path(folder) / "paper"
+            for round_ in range(rounds):
+                order = list(sides) if round_ % 2 == 0 else list(reversed(sides))
+                for name in order:
+                    wall, cpu = clean_build(sides[name], paper, env)
+                    seconds[name].append((wall, cpu))
+                    print(f"  round {round_ + 1}: {name:<14} {wall:6.2f} s wall {cpu:6.2f} s CPU")
+        finally:
+            subprocess.run(
+                ["git", "worktree", "remove", "--force", str(other)], cwd=project, check=False
+            )
+    ours, theirs = seconds["working tree"], seconds[revision]
+    ratios = [a[0] / b[0] for a, b in zip(ours, theirs, strict=True)]
+    for name, values in seconds.items():
+        print(
+            f"{name}: median {statistics.median(v[0] for v in values):.2f} s wall, "
+            f"{statistics.median(v[1] for v in values):.2f} s CPU"
+        )
+    print(
+        f"working tree / {revision}, each round: {', '.join(f'{r:.2f}' for r in ratios)}; "
+        f"median {statistics.median(ratios):.2f}"
+    )
+
+
+if __name__ == "__main__":
+    parser = argparse.ArgumentParser(prog="python benchmarks/bench_compare.py", description=__doc__)
+    parser.add_argument("revision", help="the revision to compare with (a commit, tag, branch)")
+    parser.add_argument("--rounds", type=int, default=6, help="rounds, one build of each")
+    parser.add_argument("--conditions", type=int, help="build a generated release this large")
+    arguments = parser.parse_args()
+    main(arguments.revision, max(1, arguments.rounds), arguments.conditions)
