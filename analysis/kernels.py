@@ -156,7 +156,11 @@ class WarmKernel:
         IOPub: from the idle status that follows ``code``, else from jupyter_client's
         readiness check (which a ``new_kernel``, not yet answering, gets first)."""
         kc = self.km.client()
-        kc.start_channels()
+        # No heartbeat channel: whether the kernel lives is asked of its manager (the
+        # process), and jupyter_client's heartbeat thread, stopped before it has started
+        # (a client closed at once when the build stops), loops creating sockets until the
+        # process runs out of them.
+        kc.start_channels(hb=False)
         try:
             if new_kernel:
                 await self._ready(kc, doing)

@@ -194,8 +194,8 @@ class ScriptedClient:
         self.shell_status = shell_status
         self.readiness_checked = self.stopped = False
 
-    def start_channels(self) -> None:
-        pass
+    def start_channels(self, **channels) -> None:
+        self.channels = channels
 
     def stop_channels(self) -> None:
         self.stopped = True
@@ -234,6 +234,14 @@ def test_a_reset_whose_idle_status_arrives_needs_no_readiness_check(monkeypatch)
     messages = [status("earlier", "idle"), status("reset", "busy"), status("reset", "idle")]
     client = clean_with(ScriptedClient(messages), monkeypatch)
     assert not client.readiness_checked and not client.stopped  # handed on, open
+
+
+def test_a_kernel_client_runs_no_heartbeat_thread(monkeypatch):
+    """jupyter_client's heartbeat thread, stopped before it starts, loops opening sockets
+    until none are left (a build that stops as a client opens); liveness comes from the
+    kernel manager instead."""
+    client = clean_with(ScriptedClient([status("reset", "idle")]), monkeypatch)
+    assert client.channels == {"hb": False}
 
 
 def test_a_reset_whose_idle_status_is_missed_checks_readiness(monkeypatch):
