@@ -216,10 +216,6 @@ def _report(run: NotebookRun) -> None:
     print(f"  {run.notebook.stem:<24} {run.seconds:5.1f} s  {status}", flush=True)
 
 
-#: No job taken yet.
-_NOTHING = object()
-
-
 @dataclass(frozen=True)
 class _Call:
     """A job: call a function on a kernel; its failure, or None, goes to ``outcome``."""
@@ -340,18 +336,17 @@ class NotebookRunner:
         # start) before its warm-up: the check imports a fraction of the stack, and the
         # other kernels need not wait for it to import the rest.
         kernel, error = self._start(warm=False)
-        waiting = _NOTHING
+        taken = []  # a job taken before the warm-up that is not such a call
         try:
             if kernel is not None:
                 with contextlib.suppress(Empty):
-                    waiting = self.jobs.get_nowait()
-                if isinstance(waiting, _Call):
-                    kernel, waiting = self._call(kernel, waiting), _NOTHING
+                    taken.append(self.jobs.get_nowait())
+                if taken and isinstance(taken[0], _Call):
+                    kernel = self._call(kernel, taken.pop())
                 if kernel is not None:
                     kernel, error = self._warm(kernel)
-            while True:
-                job, waiting = (self.jobs.get() if waiting is _NOTHING else waiting), _NOTHING
-                if job is None or self.stop.is_set():
+            while (job := taken.pop() if taken else self.jobs.get()) is not None:
+                if self.stop.is_set():
                     break
                 if kernel is None and error is None:  # the last one was stopped: a new one
                     kernel, error = self._start()
