@@ -5,6 +5,7 @@ from __future__ import annotations
 import doctest
 import importlib
 import pkgutil
+import warnings
 
 import numpy as np
 import pandas as pd
@@ -354,3 +355,32 @@ def test_pattern_difficulty_refuses_a_fit_stopped_short_of_the_mode(monkeypatch)
     monkeypatch.setattr(difficulty, "MAX_ITERATIONS", 2)
     with pytest.raises(ValueError, match=r"did not converge.*largest gradient component"):
         inf.pattern_difficulty(cells, scenarios, method="bayes")
+
+
+def test_scenario_weights_are_exact_counts_of_draws_with_replacement():
+    from analysis.inference._arrays import scenario_weights
+
+    weights = scenario_weights(7, n_boot=300, seed=3)
+    assert weights.dtype == np.float64
+    assert np.array_equal(weights, np.round(weights)) and (weights >= 0).all()
+    assert (weights.sum(axis=1) == 7).all()
+    strata = np.array([0, 0, 1, 1, 1, 2, 2])
+    stratified = scenario_weights(7, n_boot=300, seed=3, strata=strata)
+    for label, size in ((0, 2), (1, 3), (2, 2)):
+        assert (stratified[:, strata == label].sum(axis=1) == size).all()
+
+
+@pytest.mark.parametrize("with_nan", [False, True])
+def test_percentile_interval_is_nanpercentile(with_nan):
+    from analysis.inference._arrays import percentile_interval
+
+    replicates = np.random.default_rng(1).normal(size=(500, 4))
+    if with_nan:
+        replicates[::7, 1] = np.nan
+        replicates[:, 3] = np.nan
+    low, high = percentile_interval(replicates)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", RuntimeWarning)  # the all-NaN column
+        expected = np.nanpercentile(replicates, [2.5, 97.5], axis=0)
+    np.testing.assert_array_equal(low, expected[0])
+    np.testing.assert_array_equal(high, expected[1])

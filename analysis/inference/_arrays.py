@@ -79,11 +79,15 @@ def scenario_weights(
     """(n_boot, n_scenarios) counts of how often each scenario is drawn in each resample.
 
     Scenarios are drawn with replacement, ``n_scenarios`` per resample, or, with ``strata``
-    (one label per scenario), as many per stratum as it holds.
+    (one label per scenario), as many per stratum as it holds. The counts are float64
+    (exact), so that ``weights @ values`` runs as one BLAS product: with int64 counts numpy
+    multiplies in its own loop, eight times slower.
     """
     rng = np.random.default_rng(seed)
-    strata = np.zeros(n_scenarios, dtype="int64") if strata is None else np.asarray(strata)
-    weights = np.zeros((n_boot, n_scenarios), dtype="int64")
+    if strata is None:
+        return _draw_counts(rng, n_scenarios, n_boot).astype("float64")
+    strata = np.asarray(strata)
+    weights = np.zeros((n_boot, n_scenarios), dtype="float64")
     for label in pd.unique(strata):
         members = np.flatnonzero(strata == label)
         weights[:, members] = _draw_counts(rng, len(members), n_boot)
@@ -106,9 +110,14 @@ def ratio(numerator: np.ndarray, denominator: np.ndarray) -> np.ndarray:
 
 
 def percentile_interval(replicates: np.ndarray, axis: int = 0) -> tuple[np.ndarray, np.ndarray]:
-    """2.5th and 97.5th percentiles of bootstrap replicates (NaN replicates ignored)."""
+    """2.5th and 97.5th percentiles of bootstrap replicates (NaN replicates ignored; without
+    any, the same percentiles come from ``np.percentile``, several times faster)."""
+    missing = np.isnan(replicates)
+    if not missing.any():
+        low, high = np.percentile(replicates, [2.5, 97.5], axis=axis)
+        return low, high
     with np.errstate(all="ignore"):
-        if np.isnan(replicates).all():
+        if missing.all():
             shape = np.delete(np.array(replicates.shape), axis)
             empty = np.full(tuple(shape), np.nan)
             return empty, empty
