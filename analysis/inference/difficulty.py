@@ -98,9 +98,9 @@ def pattern_difficulty(
     included (0.3 s on 30 conditions x 106 scenarios x 5 trials, 4.5 s on 224).
     ``method="gee"``: GEE of ``correct ~ pattern + condition`` (one indicator per
     condition) with an exchangeable working correlation within scenarios (robust Wald
-    interval), a population-averaged odds ratio. One source at a time. ``ValueError`` when no cell has both correct and wrong trials (deterministic
-    verdicts such as the reference policies) or when the mixed model's fit does not
-    converge.
+    interval), a population-averaged odds ratio. One source at a time. ``ValueError`` when
+    no cell has both correct and wrong trials (deterministic verdicts such as the reference
+    policies) or when the mixed model's fit does not converge.
 
     Returns
     -------
