@@ -23,7 +23,9 @@ from analysis.provenance import NumberBook, numbers_table, ratio_number, slug, v
 from analysis.sections import READS, open_section, stability
 from analysis.sections.corpus import reconciliation_numbers
 from analysis.sections.inference import (
+    PASS_K_LINES,
     by_source,
+    pass_k_figure,
     rank_figure,
     unpaired_contrasts,
     unpaired_numbers,
@@ -478,4 +480,30 @@ def test_the_split_figure_shows_the_most_and_least_unanimous_conditions_of_many(
     assert len(labels) == FIGURE_ROWS
     assert labels[0].startswith("m59 (off)") and labels[-1].startswith("m00 (off)")
     assert f"of {n}; the table has all" in ax.get_title()
+    plt.close(fig)
+
+
+@pytest.mark.parametrize("n_conditions", [3, 30])
+def test_pass_k_figure_names_each_line_and_caps_them(n_conditions: int) -> None:
+    conditions = [f"m{c:02d} (off)" for c in range(n_conditions)]
+    passk = pd.DataFrame(
+        [
+            {"condition": name, "k": k, "estimate": (0.5 + c / 100) ** k}
+            for c, name in enumerate(conditions)
+            for k in range(1, 6)
+        ]
+    )
+    fig = pass_k_figure(passk, "pass^k")
+    ax = fig.axes[0]
+    legend = [t.get_text() for t in ax.get_legend().get_texts()]
+    assert len(ax.get_lines()) == len(legend) == min(n_conditions, PASS_K_LINES)
+    styles = {(line.get_marker(), line.get_color()) for line in ax.get_lines()}
+    assert len(styles) == len(legend)  # no two lines drawn alike
+    by_pass5 = conditions[::-1]  # the highest pass^5 first
+    if n_conditions <= PASS_K_LINES:
+        assert legend == by_pass5 and "\n" not in ax.get_title()
+    else:
+        half = PASS_K_LINES // 2
+        assert legend == by_pass5[:half] + by_pass5[-half:]
+        assert f"lowest pass^5 of {n_conditions} conditions" in ax.get_title()
     plt.close(fig)

@@ -47,6 +47,9 @@ PAIRED_SHOWN = [
     "pairing",
 ]
 MARKERS = "os^vDP*xh+"
+#: Conditions a pass^k figure draws, each named in its legend; beyond this many, the half
+#: with the highest pass^k at the largest k and the half with the lowest.
+PASS_K_LINES = 12
 
 
 def points(value: float) -> Fraction:
@@ -197,22 +200,34 @@ def rank_figure(ranks: pd.DataFrame, title: str) -> plt.Figure:
 
 
 def pass_k_figure(passk: pd.DataFrame, title: str) -> plt.Figure:
-    """pass^k against k, one line per condition (a legend up to 12 conditions)."""
-    fig, ax = plt.subplots(figsize=(6, 4))
-    for i, (condition, part) in enumerate(passk.groupby("condition", sort=True)):
-        shade = str(0.1 + 0.6 * (i % 5) / 4)
+    """pass^k against k, one line per condition, named in a legend beside the axes and
+    ordered by pass^k at the largest k, highest first; beyond :data:`PASS_K_LINES`
+    conditions, the highest and the lowest (the title says how many of how many)."""
+    top = int(passk["k"].max())
+    ranked = passk.loc[passk["k"] == top].sort_values(
+        ["estimate", "condition"], ascending=[False, True], kind="stable", na_position="last"
+    )
+    shown, _ = first_and_last(ranked, PASS_K_LINES)
+    fig, ax = plt.subplots(figsize=(7.5, 4))
+    for i, condition in enumerate(shown["condition"]):
+        part = passk.loc[passk["condition"] == condition].sort_values("k")
         ax.plot(
             part.k,
             100 * part.estimate,
             marker=MARKERS[i % len(MARKERS)],
-            color=shade,
+            color=str(0.1 + 0.2 * (i % 4)),  # with the ten markers, 20 distinct lines
             lw=1,
             ms=4,
             label=condition,
         )
+    if len(shown) < len(ranked):
+        half = len(shown) // 2
+        title += (
+            f"\n(the {half} highest and {len(shown) - half} lowest pass^{top} of "
+            f"{len(ranked)} conditions; the table has all)"
+        )
     ax.set(xlabel="k", ylabel="pass^k (%)", title=title, xticks=sorted(passk.k.unique()))
-    if passk.condition.nunique() <= 12:
-        ax.legend(fontsize=6)
+    ax.legend(fontsize=6, loc="center left", bbox_to_anchor=(1.01, 0.5))
     fig.tight_layout()
     return fig
 
