@@ -3,6 +3,7 @@ every resampling method shares."""
 
 from __future__ import annotations
 
+import warnings
 from dataclasses import dataclass
 
 import numpy as np
@@ -116,11 +117,12 @@ def percentile_interval(replicates: np.ndarray, axis: int = 0) -> tuple[np.ndarr
     if not missing.any():
         low, high = np.percentile(replicates, [2.5, 97.5], axis=axis)
         return low, high
-    with np.errstate(all="ignore"):
-        if missing.all():
-            shape = np.delete(np.array(replicates.shape), axis)
-            empty = np.full(tuple(shape), np.nan)
-            return empty, empty
+    if missing.all():
+        shape = np.delete(np.array(replicates.shape), axis)
+        empty = np.full(tuple(shape), np.nan)
+        return empty, empty
+    with np.errstate(all="ignore"), warnings.catch_warnings():
+        warnings.simplefilter("ignore", RuntimeWarning)  # an all-NaN column: NaN bounds
         low, high = np.nanpercentile(replicates, [2.5, 97.5], axis=axis)
     return low, high
 
