@@ -190,7 +190,7 @@ def generated_build(release: tuple[dict, Path, int]) -> tuple[float, float]:
 
 def main(skip_large: bool = False, n_conditions: int = 224, rounds: int = 3) -> None:
     count = len(default_notebooks())
-    n_base = real_condition_count()
+    n_base = 0 if skip_large else real_condition_count()
     floor_ratios, large_ratios, like_ratios, noops = [], [], [], []
     with tempfile.TemporaryDirectory() as folder:
         large = base = None
