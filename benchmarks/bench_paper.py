@@ -181,11 +181,13 @@ def large_release(folder: Path, n_conditions: int) -> tuple[dict, Path, int]:
     return env, folder / "paper", len(trials)
 
 
-def generated_build(release: tuple[dict, Path, int]) -> tuple[float, float]:
-    """(wall, CPU) seconds of a clean build of a generated ``release``."""
+def generated_build(release: tuple[dict, Path, int], show: bool = False) -> tuple[float, float]:
+    """(wall, CPU) seconds of a clean build of a generated ``release``; ``show`` prints its
+    per-notebook lines."""
     env, paper, _ = release
     shutil.rmtree(paper, ignore_errors=True)
-    return timed([sys.executable, "-m", "analysis.build", "--paper-dir", str(paper)], env)
+    build = [sys.executable, "-m", "analysis.build", "--paper-dir", str(paper)]
+    return timed(build, env, show=show)
 
 
 def main(skip_large: bool = False, n_conditions: int = 224, rounds: int = 3) -> None:
@@ -218,8 +220,8 @@ def main(skip_large: bool = False, n_conditions: int = 224, rounds: int = 3) -> 
             )
             if large is None or base is None:
                 continue
-            wall, cpu = generated_build(large)
-            base_wall, base_cpu = generated_build(base)
+            wall, cpu = generated_build(large, show=round_ == 1)
+            base_wall, base_cpu = generated_build(base, show=round_ == 1)
             large_ratios.append(wall / full_wall)
             like_ratios.append(wall / base_wall)
             print(
