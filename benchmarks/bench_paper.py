@@ -221,16 +221,18 @@ def main(skip_large: bool = False, n_conditions: int = 224, rounds: int = 3) -> 
             if large is None or base is None:
                 continue
             wall, cpu = generated_build(large, show=round_ == 1)
+            print(
+                f"  build of a generated {n_conditions}-condition release ({large[2]:,} "
+                f"trials): {wall:6.1f} s wall, {cpu:6.1f} s CPU"
+            )
             base_wall, base_cpu = generated_build(base, show=round_ == 1)
             large_ratios.append(wall / full_wall)
             like_ratios.append(wall / base_wall)
             print(
-                f"  build of a generated {n_conditions}-condition release ({large[2]:,} "
-                f"trials): {wall:6.1f} s wall, {cpu:6.1f} s CPU\n"
-                f"  {n_conditions} conditions / the real release's build: {wall / full_wall:.2f} "
-                f"wall, {cpu / full_cpu:.2f} CPU\n"
                 f"  build of a generated {n_base}-condition release ({base[2]:,} trials): "
                 f"{base_wall:6.1f} s wall, {base_cpu:6.1f} s CPU\n"
+                f"  {n_conditions} conditions / the real release's build: {wall / full_wall:.2f} "
+                f"wall, {cpu / full_cpu:.2f} CPU\n"
                 f"  {n_conditions} / {n_base} generated conditions: {wall / base_wall:.2f} wall, "
                 f"{cpu / base_cpu:.2f} CPU"
             )
