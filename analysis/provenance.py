@@ -119,8 +119,11 @@ class NumberBook:
         unit: str = "%",
         description: str = "",
     ) -> Decimal:
-        """Record ``scale * k / n`` rounded once, with its counts; return the rounded value."""
+        """Record ``scale * k / n`` rounded once, with its counts; return the rounded value.
+        ``ValueError`` when ``n`` is 0 (the rate is undefined)."""
         k, n = int(k), int(n)
+        if n == 0:
+            raise ValueError(f"{self.notebook}: number {name!r} has denominator 0 (undefined)")
         value = rounded(Fraction(scale * k, n), digits)
         return self._add(name, value, unit, description, numerator=k, denominator=n)
 
@@ -162,10 +165,14 @@ class NumberBook:
 
     def record(self, table: pd.DataFrame | Iterable[Mapping[str, Any]]) -> dict[str, object]:
         """Record every row of a numbers table (:func:`numbers_table`, or its rows): a ratio
-        where the row has a ``numerator``, else a value; returns each name's rounded value."""
+        where the row has a ``numerator``, else a value; returns each name's rounded value.
+        A ratio of denominator 0 (a condition whose every cell was provider-filtered, say) is
+        undefined and left out, as the release prints no rate with nothing to count."""
         rows = table.to_dict("records") if isinstance(table, pd.DataFrame) else list(table)
         recorded: dict[str, object] = {}
         for row in rows:
+            if _present(row.get("numerator")) and int(row["denominator"]) == 0:
+                continue
             if _present(row.get("numerator")):
                 recorded[row["name"]] = self.ratio(
                     row["name"],

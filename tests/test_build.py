@@ -232,6 +232,31 @@ def test_bad_run_file_is_refused_before_any_notebook(tmp_path):
     assert not (tmp_path / "paper").exists()
 
 
+@pytest.mark.slow
+def test_a_run_whose_every_cell_was_filtered_builds(tmp_path):
+    """The only local run: every trial refused by the provider. Nothing of it can be
+    scored, and the paper still builds, citing no rate of it."""
+    data = data_copy(tmp_path)
+    shutil.rmtree(data / "runs" / "sample-artifacts")
+    scenario_ids = sorted(p.stem for p in (data / "scenarios").glob("[!_]*.json"))[:12]
+    rows = ["scenario_id,model,reasoning,trial,commit_permission,status"]
+    rows += [
+        f"{sid},filtered-model,off,{trial},,provider_filtered"
+        for sid in scenario_ids
+        for trial in range(1, 6)
+    ]
+    (data / "runs" / "local").mkdir(parents=True, exist_ok=True)
+    (data / "runs" / "local" / "filtered.csv").write_text("\n".join(rows) + "\n")
+    paper = tmp_path / "paper"
+    result = run("analysis.build", "--paper-dir", paper, data=data)
+    assert result.returncode == 0, result.stderr
+    numbers = json.loads((paper / "numbers.json").read_text())["numbers"]
+    of_it = {name: number for name, number in numbers.items() if "filtered-model" in name}
+    assert of_it and not [name for name, number in of_it.items() if "denominator" in number]
+    stability = (paper / "tables" / "stability-ranks.csv").read_text()
+    assert "filtered-model (off)" in stability
+
+
 def live_pid_lock(data: Path):
     sleeper = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(60)"])
     (data / LOCK_NAME).write_text(f"{sleeper.pid}\n")

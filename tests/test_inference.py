@@ -386,3 +386,15 @@ def test_percentile_interval_is_nanpercentile(with_nan):
         expected = np.nanpercentile(replicates, [2.5, 97.5], axis=0)
     np.testing.assert_array_equal(low, expected[0])
     np.testing.assert_array_equal(high, expected[1])
+
+
+def test_a_source_whose_every_cell_was_filtered_gives_empty_estimates():
+    from analysis.inference.passk import PASS_K_COLUMNS
+    from analysis.inference.simulate import simulated_cells
+
+    cells, _ = simulated_cells(n_models=1, n_scenarios=20, seed=1)
+    filtered = cells.assign(provider_filtered=True, modal_scored=False, directionally_scored=False)
+    passk = inf.pass_hat_k(filtered, n_boot=100)
+    assert passk.empty and list(passk.columns) == PASS_K_COLUMNS
+    both = pd.concat([filtered.assign(source="run"), cells.assign(source="published")])
+    assert set(inf.pass_hat_k(both, n_boot=100)["source"]) == {"published"}

@@ -4,11 +4,19 @@ from __future__ import annotations
 
 import json
 import re
+from decimal import Decimal
 
 import pytest
 
 from analysis.claims import NEEDS_VERDICTS
-from analysis.provenance import NumberBook, merge_fragments, number_name, slug
+from analysis.provenance import (
+    NumberBook,
+    merge_fragments,
+    number_name,
+    numbers_table,
+    ratio_number,
+    slug,
+)
 from analysis.published import CLAIMS
 
 #: The rule written out independently of analysis.provenance.NAME.
@@ -80,6 +88,20 @@ def test_a_number_without_description_or_unit_is_refused():
         book.ratio("a.b", 1, 2)
     with pytest.raises(ValueError, match="unit and a description"):
         book.value("a.c", 3, digits=None, description="three")
+
+
+def test_a_rate_of_nothing_is_not_recorded():
+    book = NumberBook("00-test", [])
+    with pytest.raises(ValueError, match="denominator 0"):
+        book.ratio("a.b", 0, 0, description="d")
+    table = numbers_table(
+        [
+            ratio_number("a.filtered", 0, 0, "every cell provider-filtered"),
+            ratio_number("a.scored", 3, 4, "three of four"),
+        ]
+    )
+    assert book.record(table) == {"a.scored": Decimal("75.0")}
+    assert list(book.numbers) == ["a.scored"]
 
 
 def test_merge_refuses_a_bad_name_in_a_fragment(tmp_path):

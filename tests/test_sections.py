@@ -507,3 +507,17 @@ def test_pass_k_figure_names_each_line_and_caps_them(n_conditions: int) -> None:
         assert legend == by_pass5[:half] + by_pass5[-half:]
         assert f"lowest pass^5 of {n_conditions} conditions" in ax.get_title()
     plt.close(fig)
+
+
+def test_per_trial_inference_on_a_source_whose_every_cell_was_filtered(tmp_path, capsys):
+    from analysis.inference.simulate import simulated_cells
+    from analysis.sections.inference import per_trial_inference
+
+    cells, scenarios = simulated_cells(n_models=1, n_scenarios=20, seed=1)
+    filtered = cells.assign(
+        source="run", provider_filtered=True, modal_scored=False, directionally_scored=False
+    )
+    section = open_section("09-labels", output_dir=tmp_path)
+    per_trial_inference(section, filtered, scenarios, "run", "runs")
+    assert "every cell was provider-filtered" in capsys.readouterr().out
+    assert not section.numbers.numbers and not section.out.catalogue

@@ -16,6 +16,18 @@ from analysis.inference._arrays import (
     scenario_weights,
 )
 
+#: The columns :func:`pass_hat_k` returns.
+PASS_K_COLUMNS = [
+    "source",
+    "condition",
+    "k",
+    "estimate",
+    "ci_low",
+    "ci_high",
+    "n_clusters",
+    "method",
+]
+
 
 def pass_hat_k(
     cells: pd.DataFrame, k_max: int | None = None, n_boot: int = N_BOOT, seed: int = SEED
@@ -23,10 +35,10 @@ def pass_hat_k(
     """pass^k for k = 1..k_max per condition: the mean over modal-scored cells of
     C(c, k) / C(n, k), c correct trials out of n (the unbiased estimator).
 
-    Provider-filtered cells are left out; trials with no decision count as wrong, as in
-    mean-trial accuracy. pass^1 is the mean over cells of c / n (mean-trial accuracy when
-    every cell has the same n) and pass^n is the share of cells with every trial correct
-    (pass5). Intervals: scenario-cluster bootstrap.
+    Provider-filtered cells are left out (a source with no other cell gives no row); trials
+    with no decision count as wrong, as in mean-trial accuracy. pass^1 is the mean over
+    cells of c / n (mean-trial accuracy when every cell has the same n) and pass^n is the
+    share of cells with every trial correct (pass5). Intervals: scenario-cluster bootstrap.
 
     Parameters
     ----------
@@ -53,6 +65,8 @@ def pass_hat_k(
     rows = []
     for offset, (source, part) in enumerate(by_source(cells)):
         arrays = cell_arrays(part)
+        if not arrays.conditions:  # every cell provider-filtered: nothing to estimate
+            continue
         top = int(arrays.n_trials.max()) if k_max is None else int(k_max)
         weights = scenario_weights(len(arrays.scenarios), n_boot, seed + offset)
         for k in range(1, top + 1):
@@ -75,4 +89,4 @@ def pass_hat_k(
                         "method": "unbiased C(c,k)/C(n,k); scenario-cluster bootstrap",
                     }
                 )
-    return pd.DataFrame(rows)
+    return pd.DataFrame(rows, columns=PASS_K_COLUMNS)

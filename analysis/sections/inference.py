@@ -343,7 +343,11 @@ def per_trial_inference(
 ) -> None:
     """Run, show and write every per-trial method on ``cells`` (tables and figures named
     ``inference-<tag>-...``); record numbers under ``namespace`` (None: none). Pooled
-    quantities run on ``pools`` (default ``cells``), whose ``source`` names the pools."""
+    quantities run on ``pools`` (default ``cells``), whose ``source`` names the pools. When
+    every cell was provider-filtered, it says so and writes nothing."""
+    if not cells["modal_scored"].to_numpy(dtype=bool).any():
+        print(f"No per-trial inference ({tag}): every cell was provider-filtered.")
+        return
     pools = cells if pools is None else pools.assign(source=pools["source"].astype(str))
     clustered = inf.clustered_accuracy(cells)
     gee = inf.gee_accuracy(cells)[["source", "condition", "ci_low", "ci_high", "icc", "note"]]
