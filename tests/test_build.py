@@ -26,6 +26,7 @@ from analysis.identity import (
     paper_digest,
     recover_paper,
 )
+from analysis.scenarios import load_scenarios
 
 PER_TRIAL_OUTPUTS = {
     "table3-pattern-gradient",
@@ -238,7 +239,7 @@ def test_a_run_whose_every_cell_was_filtered_builds(tmp_path):
     scored, and the paper still builds, citing no rate of it."""
     data = data_copy(tmp_path)
     shutil.rmtree(data / "runs" / "sample-artifacts")
-    scenario_ids = sorted(p.stem for p in (data / "scenarios").glob("[!_]*.json"))[:12]
+    scenario_ids = sorted(load_scenarios()["scenario_id"].astype(str))[:12]
     rows = ["scenario_id,model,reasoning,trial,commit_permission,status"]
     rows += [
         f"{sid},filtered-model,off,{trial},,provider_filtered"
