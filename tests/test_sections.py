@@ -521,3 +521,18 @@ def test_per_trial_inference_on_a_source_whose_every_cell_was_filtered(tmp_path,
     per_trial_inference(section, filtered, scenarios, "run", "runs")
     assert "every cell was provider-filtered" in capsys.readouterr().out
     assert not section.numbers.numbers and not section.out.catalogue
+
+
+def test_rank_figure_ticks_whole_ranks() -> None:
+    ranks = pd.DataFrame(
+        {
+            "condition": ["a", "b", "c"],
+            "rank": [1, 2, 3],
+            "rank_low": [1, 1, 2],
+            "rank_high": [2, 3, 3],
+        }
+    )
+    fig = rank_figure(ranks, "ranks")
+    ticks = [t for t in fig.axes[0].get_xticks() if 1 <= t <= 3]
+    assert ticks and all(float(t).is_integer() for t in ticks)
+    plt.close(fig)

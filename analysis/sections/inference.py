@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING
 import matplotlib.pyplot as plt
 import numpy as np
 import pandas as pd
+from matplotlib.ticker import MaxNLocator
 
 from analysis import inference as inf
 from analysis.breakdowns import POOL_OF
@@ -194,6 +195,7 @@ def rank_figure(ranks: pd.DataFrame, title: str) -> plt.Figure:
     ax.plot(order["rank"], order.index, "o", color=PAIR[0])
     ax.set_yticks(list(order.index), order.condition, fontsize=7)
     ax.set(xlabel="rank (95% bootstrap interval)", title=f"{title}\n{note}".strip())
+    ax.xaxis.set_major_locator(MaxNLocator(integer=True))  # ranks are whole numbers
     ax.invert_xaxis()
     fig.tight_layout()
     return fig
