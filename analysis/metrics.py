@@ -135,29 +135,39 @@ def degenerate_gates(scenarios: pd.DataFrame) -> pd.DataFrame:
     return pd.DataFrame(rows)
 
 
+#: The counts :func:`reasoning_pairs` puts side by side, each as ``<count>_floor`` and
+#: ``<count>_high``.
+PAIR_COUNTS = (
+    "n_trials_correct",
+    "n_trials",
+    "n_over_refusals",
+    "n_proceed_opportunities",
+    "n_modal_correct",
+    "n_cells",
+    "n_under_refusals",
+    "n_hold_opportunities",
+)
+_LEVELS = ("floor", "high")
+
+
 def reasoning_pairs(conditions: pd.DataFrame) -> pd.DataFrame:
-    """Models with both a floor and a high row: one row per model, counts side by side."""
-    counts = [
-        "n_trials_correct",
-        "n_trials",
-        "n_over_refusals",
-        "n_proceed_opportunities",
-        "n_modal_correct",
-        "n_cells",
-        "n_under_refusals",
-        "n_hold_opportunities",
-    ]
-    wide = conditions.pivot_table(
-        index="model", columns="reasoning_level", values=counts, aggfunc="sum", observed=True
-    )
-    labels = conditions.pivot_table(
-        index="model", columns="reasoning_level", values="reasoning", aggfunc="first", observed=True
-    )
-    both = wide.dropna().index
-    wide = wide.loc[both].astype("int64")
-    wide.columns = [f"{name}_{level}" for name, level in wide.columns]
-    wide["reasoning_floor"] = labels.loc[both, "floor"]
-    wide["reasoning_high"] = labels.loc[both, "high"]
+    """Models with exactly one floor and one high row: one row per model, counts side by
+    side (no row when no model has both; a model with two high settings, say medium and
+    high, has no one pair and is left out)."""
+    level = conditions["reasoning_level"].astype(str)
+    model = conditions["model"].astype(str)
+    models = [name for name, levels in level.groupby(model) if sorted(levels) == list(_LEVELS)]
+    part = conditions.loc[model.isin(models)]
+    columns = [f"{name}_{lv}" for name in PAIR_COUNTS for lv in _LEVELS]
+    if part.empty:
+        return pd.DataFrame(columns=["model", *columns, "reasoning_floor", "reasoning_high"])
+    part = part.assign(model=part["model"].astype(str), reasoning_level=level.loc[part.index])
+    wide = part.pivot(index="model", columns="reasoning_level", values=list(PAIR_COUNTS))
+    wide.columns = [f"{name}_{lv}" for name, lv in wide.columns]
+    wide = wide[columns].astype("int64")
+    labels = part.pivot(index="model", columns="reasoning_level", values="reasoning")
+    wide["reasoning_floor"] = labels["floor"]
+    wide["reasoning_high"] = labels["high"]
     return wide.reset_index()
 
 

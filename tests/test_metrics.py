@@ -4,10 +4,16 @@ from __future__ import annotations
 
 from fractions import Fraction
 
+import pandas as pd
 import published
 
 from analysis.formatting import percent, rounded
-from analysis.metrics import degenerate_gates, direction_asymmetry, reasoning_contrasts
+from analysis.metrics import (
+    degenerate_gates,
+    direction_asymmetry,
+    reasoning_contrasts,
+    reasoning_pairs,
+)
 from analysis.ratio import Ratio
 
 
@@ -74,3 +80,40 @@ def test_wilson_bounds_never_cross_the_estimate_and_empty_counts_give_nan():
     assert (table["a_high"] - estimate).iloc[[0, 1, 3]].ge(0).all()  # 7/7: no negative error bar
     assert (estimate - table["a_low"]).iloc[[0, 1, 3]].ge(0).all()
     assert np.isnan(table.loc[2, "a_low"]) and np.isnan(table.loc[2, "a_high"])
+
+
+def _condition_counts(model: str, reasoning: str, level: str, correct: int) -> dict:
+    return {
+        "model": model,
+        "reasoning": reasoning,
+        "reasoning_level": level,
+        "n_trials_correct": correct,
+        "n_trials": 10,
+        "n_over_refusals": 1,
+        "n_proceed_opportunities": 4,
+        "n_modal_correct": 1,
+        "n_cells": 2,
+        "n_under_refusals": 0,
+        "n_hold_opportunities": 1,
+    }
+
+
+def test_reasoning_pairs_take_one_floor_and_one_high_row_per_model():
+    rows = [
+        _condition_counts("a", "off", "floor", 5),
+        _condition_counts("a", "high", "high", 7),
+        _condition_counts("b", "off", "floor", 5),  # two settings above its floor: no one pair
+        _condition_counts("b", "medium", "high", 6),
+        _condition_counts("b", "high", "high", 8),
+        _condition_counts("c", "minimal", "floor", 4),  # no high row
+    ]
+    pairs = reasoning_pairs(pd.DataFrame(rows))
+    assert pairs["model"].tolist() == ["a"]
+    assert pairs[["n_trials_correct_floor", "n_trials_correct_high"]].values.tolist() == [[5, 7]]
+    assert pairs[["reasoning_floor", "reasoning_high"]].values.tolist() == [["off", "high"]]
+
+
+def test_reasoning_contrasts_without_any_pair_are_empty():
+    only_floor = pd.DataFrame([_condition_counts("c", "off", "floor", 4)])
+    contrasts = reasoning_contrasts(only_floor)
+    assert contrasts.empty and "mean_trial_accuracy_diff" in contrasts.columns

@@ -536,3 +536,11 @@ def test_rank_figure_ticks_whole_ranks() -> None:
     ticks = [t for t in fig.axes[0].get_xticks() if 1 <= t <= 3]
     assert ticks and all(float(t).is_integer() for t in ticks)
     plt.close(fig)
+
+
+def test_reasoning_figure_without_any_pair_says_so() -> None:
+    contrasts = reasoning_contrasts(pd.DataFrame(columns=["model", "reasoning_level"]))
+    fig = reasoning_figure(contrasts)
+    texts = [t.get_text() for ax in fig.axes for t in ax.texts]
+    assert texts == ["no model has both a floor and a high condition"] * 2
+    plt.close(fig)

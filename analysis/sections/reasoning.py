@@ -111,4 +111,17 @@ def reasoning_figure(contrasts: pd.DataFrame) -> plt.Figure:
         ax.set(title=title, xlabel="High minus floor (percentage points)")
     axes[0].set_yticks(y, contrasts["model"])
     axes[0].invert_yaxis()
+    if contrasts.empty:
+        for ax in axes:
+            ax.set_xticks([])
+            ax.text(
+                0.5,
+                0.5,
+                "no model has both a floor and a high condition",
+                transform=ax.transAxes,
+                ha="center",
+                va="center",
+                fontsize=8,
+                color="0.3",
+            )
     return fig
