@@ -107,7 +107,8 @@ def reasoning_figure(contrasts: pd.DataFrame) -> plt.Figure:
             color=colour,
             capsize=2,
         )
-        ax.axvline(0, color="0.3", lw=0.8, marker="")
+        if len(contrasts):
+            ax.axvline(0, color="0.3", lw=0.8, marker="")
         ax.set(title=title, xlabel="High minus floor (percentage points)")
     axes[0].set_yticks(y, contrasts["model"])
     axes[0].invert_yaxis()
@@ -117,7 +118,7 @@ def reasoning_figure(contrasts: pd.DataFrame) -> plt.Figure:
             ax.text(
                 0.5,
                 0.5,
-                "no model has both a floor and a high condition",
+                "no model has both\na floor and a high condition",
                 transform=ax.transAxes,
                 ha="center",
                 va="center",
