@@ -21,7 +21,7 @@ from __future__ import annotations
 
 import math
 from collections import Counter
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from fractions import Fraction
 from functools import cache
 from pathlib import Path
@@ -65,6 +65,13 @@ def interval_text(k: int, n: int) -> str:
 def reasoning_level(reasoning: str) -> str:
     """``floor`` for a model's lowest reasoning setting, ``high`` for high or "on"."""
     return "floor" if reasoning in FLOOR_SETTINGS else "high"
+
+
+def floor_and_high(levels: Iterable[str]) -> bool:
+    """Whether a model's conditions, by :func:`reasoning_level`, are one floor and one high:
+    the pair the floor-vs-high contrasts compare (a model with two settings above its floor,
+    say medium and high, has no one pair)."""
+    return sorted(map(str, levels)) == ["floor", "high"]
 
 
 def read_leaderboard(path: Path) -> list[dict]:

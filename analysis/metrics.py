@@ -151,17 +151,19 @@ _LEVELS = ("floor", "high")
 
 
 def reasoning_pairs(conditions: pd.DataFrame) -> pd.DataFrame:
-    """Models with exactly one floor and one high row: one row per model, counts side by
-    side (no row when no model has both; a model with two high settings, say medium and
-    high, has no one pair and is left out)."""
-    level = conditions["reasoning_level"].astype(str)
-    model = conditions["model"].astype(str)
-    models = [name for name, levels in level.groupby(model) if sorted(levels) == list(_LEVELS)]
-    part = conditions.loc[model.isin(models)]
+    """Models with one floor and one high row (:func:`analysis.leaderboard.floor_and_high`):
+    one row per model, counts side by side; none when no model has both."""
+    from analysis.leaderboard import floor_and_high
+
+    rows = conditions.assign(
+        model=conditions["model"].astype(str),
+        reasoning_level=conditions["reasoning_level"].astype(str),
+    )
+    paired = rows.groupby("model")["reasoning_level"].transform(floor_and_high)
+    part = rows.loc[paired.astype(bool)]
     columns = [f"{name}_{lv}" for name in PAIR_COUNTS for lv in _LEVELS]
     if part.empty:
         return pd.DataFrame(columns=["model", *columns, "reasoning_floor", "reasoning_high"])
-    part = part.assign(model=part["model"].astype(str), reasoning_level=level.loc[part.index])
     wide = part.pivot(index="model", columns="reasoning_level", values=list(PAIR_COUNTS))
     wide.columns = [f"{name}_{lv}" for name, lv in wide.columns]
     wide = wide[columns].astype("int64")

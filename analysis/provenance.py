@@ -171,9 +171,9 @@ class NumberBook:
         rows = table.to_dict("records") if isinstance(table, pd.DataFrame) else list(table)
         recorded: dict[str, object] = {}
         for row in rows:
-            if _present(row.get("numerator")) and int(row["denominator"]) == 0:
-                continue
             if _present(row.get("numerator")):
+                if int(row["denominator"]) == 0:
+                    continue
                 recorded[row["name"]] = self.ratio(
                     row["name"],
                     row["numerator"],

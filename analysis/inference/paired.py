@@ -21,7 +21,7 @@ from analysis.inference._arrays import (
     ratio,
     scenario_weights,
 )
-from analysis.leaderboard import reasoning_level
+from analysis.leaderboard import floor_and_high, reasoning_level
 from analysis.metrics import reasoning_contrasts
 
 UNPAIRED_METHOD = "Newcombe difference of independent proportions (ignores pairing and clustering)"
@@ -48,10 +48,9 @@ def reasoning_pairs_of(cells: pd.DataFrame) -> pd.DataFrame:
     labels["level"] = labels["reasoning"].map(reasoning_level)
     rows = []
     for (source, model), group in labels.groupby(["source", "model"], sort=True):
-        floors = group.loc[group["level"] == "floor", "condition"].unique()
-        highs = group.loc[group["level"] == "high", "condition"].unique()
-        if len(floors) == 1 and len(highs) == 1:
-            rows.append({"source": source, "model": model, "floor": floors[0], "high": highs[0]})
+        if floor_and_high(group["level"]):
+            condition = dict(zip(group["level"], group["condition"], strict=True))
+            rows.append({"source": source, "model": model, **condition})
     return pd.DataFrame(rows, columns=["source", "model", "floor", "high"])
 
 
