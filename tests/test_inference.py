@@ -389,6 +389,7 @@ def test_percentile_interval_is_nanpercentile(with_nan):
 
 
 def test_a_source_whose_every_cell_was_filtered_gives_empty_estimates():
+    from analysis.inference.clustered import CLUSTERED_COLUMNS
     from analysis.inference.passk import PASS_K_COLUMNS
     from analysis.inference.simulate import simulated_cells
 
@@ -396,5 +397,7 @@ def test_a_source_whose_every_cell_was_filtered_gives_empty_estimates():
     filtered = cells.assign(provider_filtered=True, modal_scored=False, directionally_scored=False)
     passk = inf.pass_hat_k(filtered, n_boot=100)
     assert passk.empty and list(passk.columns) == PASS_K_COLUMNS
+    clustered = inf.clustered_accuracy(filtered, n_boot=100)
+    assert clustered.empty and list(clustered.columns) == CLUSTERED_COLUMNS
     both = pd.concat([filtered.assign(source="run"), cells.assign(source="published")])
     assert set(inf.pass_hat_k(both, n_boot=100)["source"]) == {"published"}

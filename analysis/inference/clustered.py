@@ -63,6 +63,24 @@ def anova_icc(n_correct: np.ndarray, n_trials: np.ndarray) -> tuple[float, float
     return float(icc), float(1 + (n0 - 1) * icc)
 
 
+#: The columns :func:`clustered_accuracy` returns.
+CLUSTERED_COLUMNS = [
+    "source",
+    "condition",
+    "estimate",
+    "ci_low",
+    "ci_high",
+    "wilson_low",
+    "wilson_high",
+    "icc",
+    "design_effect",
+    "n_trials",
+    "n_clusters",
+    "method",
+    "estimand",
+]
+
+
 def clustered_accuracy(cells: pd.DataFrame, n_boot: int = N_BOOT, seed: int = SEED) -> pd.DataFrame:
     """Mean-trial accuracy per condition with a scenario-cluster bootstrap interval, the
     Wilson interval on trials beside it, the ICC of trials within scenarios and the design
@@ -117,7 +135,7 @@ def clustered_accuracy(cells: pd.DataFrame, n_boot: int = N_BOOT, seed: int = SE
                     "estimand": ESTIMAND.format(n=clusters),
                 }
             )
-    return pd.DataFrame(rows)
+    return pd.DataFrame(rows, columns=CLUSTERED_COLUMNS)
 
 
 def trial_rows(cells: pd.DataFrame) -> pd.DataFrame:
