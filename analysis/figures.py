@@ -15,6 +15,7 @@ import matplotlib as mpl
 import matplotlib.pyplot as plt
 import numpy as np
 import pandas as pd
+from matplotlib.layout_engine import TightLayoutEngine
 from matplotlib.ticker import PercentFormatter
 
 from analysis import paths
@@ -206,6 +207,13 @@ def rate_heatmap(
             )
 
 
+def tight_layout(fig: plt.Figure) -> None:
+    """Adjust ``fig``'s subplot margins as ``fig.tight_layout()`` does, leaving no layout
+    engine on it: with one, ``savefig`` draws the figure once more before writing each
+    format, a third of the time :func:`save_figure` takes."""
+    TightLayoutEngine().execute(fig)
+
+
 #: zlib level of the PNGs (Pillow's default is 6): level 3 encodes the paper's 20 figures in
 #: 0.85 s of CPU instead of 1.55 s, for files 6% larger (2.6 MB instead of 2.4 MB).
 PNG_COMPRESS_LEVEL = 3
@@ -213,11 +221,14 @@ PNG_COMPRESS_LEVEL = 3
 
 def save_figure(fig: plt.Figure, stem: Path) -> tuple[Path, Path]:
     """Write ``fig`` as ``stem.pdf`` and ``stem.png`` with the ``savefig.*`` settings; the
-    tight bounding box is worked out once for both (one text layout instead of two), the
-    PDF's font subsets are lean and made once per process
-    (:func:`analysis.pdf_fonts.shared_font_subsets`), and the PNG is compressed at
-    :data:`PNG_COMPRESS_LEVEL`."""
+    tight bounding box is worked out once for both (one text layout instead of two), after
+    the figure's layout engine, if any, has laid it out; the PDF's font subsets are lean
+    and made once per process (:func:`analysis.pdf_fonts.shared_font_subsets`), and the PNG
+    is compressed at :data:`PNG_COMPRESS_LEVEL`."""
     pdf, png = stem.with_suffix(".pdf"), stem.with_suffix(".png")
+    engine = fig.get_layout_engine()
+    if engine is not None:  # lay the figure out before measuring it (savefig does so later)
+        engine.execute(fig)
     bbox = None
     if mpl.rcParams["savefig.bbox"] == "tight":
         pad = mpl.rcParams["savefig.pad_inches"]

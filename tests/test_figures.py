@@ -11,6 +11,7 @@ matplotlib.use("Agg")
 import matplotlib.pyplot as plt
 import numpy as np
 import pandas as pd
+import pytest
 
 from analysis.figures import FIGURE_ROWS, rate_heatmap_figure
 
@@ -57,17 +58,38 @@ def test_a_large_heatmap_shows_the_highest_and_lowest_rows_in_bounded_height():
     assert seconds < 20  # bounded: no per-cell text for thousands of cells
 
 
-def test_save_figure_writes_what_savefig_writes(tmp_path):
+def two_panel_figure(layout: str) -> plt.Figure:
+    """Two panels, titled, with a legend, laid out by ``layout``: ``none``, ``tight``
+    (:func:`analysis.figures.tight_layout`) or ``constrained`` (a legend below the axes)."""
+    from analysis.figures import tight_layout
+
+    fig, axes = plt.subplots(1, 2, layout="constrained" if layout == "constrained" else None)
+    for ax in axes:
+        ax.plot([0, 1], [0, 1], label="a line with a long name")
+        ax.set(title="A title", xlabel="x")
+    axes[0].set_yticks([0, 1], ["a long tick label", "b"])
+    if layout == "constrained":
+        fig.legend(*axes[1].get_legend_handles_labels(), loc="outside lower center")
+    else:
+        axes[1].legend()
+    fig.suptitle("A figure title")
+    if layout == "tight":
+        tight_layout(fig)
+    return fig
+
+
+@pytest.mark.parametrize("layout", ["none", "tight", "constrained"])
+def test_save_figure_writes_what_savefig_writes(tmp_path, layout):
     import struct
 
     from analysis.figures import save_figure, shown_width, use_style
 
     use_style()
-    fig, ax = plt.subplots()
-    ax.plot([0, 1], [0, 1], label="a line")
-    ax.set(title="A title", xlabel="x")
-    ax.legend()
-    fig.savefig(tmp_path / "plain.png")  # the savefig.* settings: tight, 200 dpi
+    plain = two_panel_figure(layout)
+    plain.savefig(tmp_path / "plain.png")  # the savefig.* settings: tight, 200 dpi
+    plt.close(plain)
+    fig = two_panel_figure(layout)
+    assert fig.get_layout_engine() is None or layout == "constrained"
     pdf, png = save_figure(fig, tmp_path / "saved")
     plt.close(fig)
     assert pdf.read_bytes().startswith(b"%PDF") and b"/FontFile2" in pdf.read_bytes()

@@ -17,7 +17,7 @@ from matplotlib.ticker import MaxNLocator
 
 from analysis import inference as inf
 from analysis.breakdowns import POOL_OF
-from analysis.figures import PAIR, first_and_last
+from analysis.figures import PAIR, first_and_last, tight_layout
 from analysis.provenance import numbers_table, slug, value_number
 
 if TYPE_CHECKING:
@@ -197,7 +197,7 @@ def rank_figure(ranks: pd.DataFrame, title: str) -> plt.Figure:
     ax.set(xlabel="rank (95% bootstrap interval)", title=f"{title}\n{note}".strip())
     ax.xaxis.set_major_locator(MaxNLocator(integer=True))  # ranks are whole numbers
     ax.invert_xaxis()
-    fig.tight_layout()
+    tight_layout(fig)
     return fig
 
 
@@ -230,7 +230,7 @@ def pass_k_figure(passk: pd.DataFrame, title: str) -> plt.Figure:
         )
     ax.set(xlabel="k", ylabel="pass^k (%)", title=title, xticks=sorted(passk.k.unique()))
     ax.legend(fontsize=6, loc="center left", bbox_to_anchor=(1.01, 0.5))
-    fig.tight_layout()
+    tight_layout(fig)
     return fig
 
 
