@@ -69,15 +69,14 @@ _POOL_COLOURS: dict[str, str] = {}
 def source_style(source: str) -> dict:
     """Colour, marker and legend label of a verdict source or pool (``published``,
     ``reference-policy: surface-flag (policy)``, ...): the marker tells the origin, the colour
-    the pool."""
+    the pool; a pool is labelled as :func:`row_label` names a figure row."""
     origin, _, condition = str(source).partition(": ")
     base = SOURCE_STYLE.get(origin, {"color": PALETTE["purple"], "marker": "D", "label": origin})
     if not condition:
         return dict(base)
     others = [c for k, c in PALETTE.items() if k not in ("black", "yellow", "blue")]
     colour = _POOL_COLOURS.setdefault(str(source), others[len(_POOL_COLOURS) % len(others)])
-    kind = "reference policy" if origin == "reference-policy" else origin
-    return {"color": colour, "marker": base["marker"], "label": f"{condition} ({kind})"}
+    return {"color": colour, "marker": base["marker"], "label": row_label(condition, origin)}
 
 
 def percent_axis(ax: plt.Axes, axis: str = "x", *, limits: bool = True) -> None:

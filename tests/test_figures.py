@@ -102,3 +102,13 @@ def test_save_figure_writes_what_savefig_writes(tmp_path, layout):
     data = png.read_bytes()
     start = data.index(b"IDAT") + 4
     assert data[start + 1] >> 6 == 1
+
+
+def test_a_pool_is_named_in_legends_as_its_figure_rows_are():
+    from analysis.figures import row_label, source_style
+
+    policy = source_style("reference-policy: always-hold (policy)")
+    run = source_style("run: gpt-5.4-mini (off)")
+    assert policy["label"] == "always-hold (policy) [reference policy]"
+    assert run["label"] == row_label("gpt-5.4-mini (off)", "run") == "gpt-5.4-mini (off) [run]"
+    assert policy["marker"] != run["marker"]
