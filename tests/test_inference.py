@@ -2,9 +2,6 @@
 
 from __future__ import annotations
 
-import doctest
-import importlib
-import pkgutil
 import warnings
 
 import numpy as np
@@ -237,13 +234,6 @@ def test_pattern_difficulty_recovers_the_hardest_pattern():
     assert (table.ci_low < table.estimate).all() and (table.estimate < table.ci_high).all()
     with pytest.raises(ValueError, match="reference pattern"):
         inf.pattern_difficulty(cells, scenarios, reference="no_such_pattern")
-
-
-def test_docstring_examples_run():
-    for module in pkgutil.iter_modules(inf.__path__):
-        loaded = importlib.import_module(f"analysis.inference.{module.name}")
-        result = doctest.testmod(loaded, optionflags=doctest.NORMALIZE_WHITESPACE)
-        assert result.failed == 0, module.name
 
 
 def test_every_per_trial_method_runs_on_a_release_format_verdict_file(tmp_path):

@@ -3,8 +3,10 @@
 from __future__ import annotations
 
 import doctest
+import importlib
 import subprocess
 import sys
+from pathlib import Path
 
 import pytest
 
@@ -35,11 +37,22 @@ def test_the_inference_module_leaves_statsmodels_models_to_the_fits():
     assert result.stdout.strip() == "False", result.stderr
 
 
-def test_lazy_exports_examples_run():
-    import analysis.lazy
+def modules_with_examples() -> list[str]:
+    """Every module of the package whose docstrings hold an example (``>>>``)."""
+    root = Path(analysis.__file__).parent
+    return sorted(
+        ".".join(("analysis", *path.relative_to(root).with_suffix("").parts))
+        for path in root.rglob("*.py")
+        if ">>>" in path.read_text("utf-8")
+    )
 
-    result = doctest.testmod(analysis.lazy)
-    assert result.attempted and not result.failed
+
+@pytest.mark.parametrize("name", modules_with_examples())
+def test_docstring_examples_run(name):
+    result = doctest.testmod(
+        importlib.import_module(name), optionflags=doctest.NORMALIZE_WHITESPACE
+    )
+    assert result.attempted and not result.failed, name
 
 
 def test_an_unknown_name_is_an_attribute_error():
