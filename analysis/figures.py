@@ -97,6 +97,41 @@ Rows = TypeVar("Rows", pd.DataFrame, pd.Series)
 HEATMAP_NOTES = 400
 
 
+def coinciding_points(x: pd.Series, y: pd.Series) -> pd.DataFrame:
+    """``x, y, n``: one row per distinct point of a scatter and ``n``, how many of its rows
+    fall there (coordinates compared to 6 decimals, so that one rate computed two ways meets
+    itself), most crowded first; a figure draws each once, its area proportional to ``n``.
+
+    Examples
+    --------
+    >>> coinciding_points(pd.Series([50.0, 50.0, 20.0]), pd.Series([10.0, 10.0, 0.0]))
+          x     y  n
+    0  50.0  10.0  2
+    1  20.0   0.0  1
+    """
+    points = pd.DataFrame({"x": np.asarray(x, dtype="float64"), "y": np.asarray(y, "float64")})
+    return points.round(6).value_counts(sort=True).rename("n").reset_index()
+
+
+#: The largest marker of a scatter of coinciding points, in areas of a single point's.
+LARGEST_SHARED_MARKER = 6
+
+
+def point_areas(n: pd.Series, single: float) -> pd.Series:
+    """Marker areas proportional to ``n`` (points per marker, :func:`coinciding_points`):
+    ``single`` for one point, scaled down so that the largest is at most
+    :data:`LARGEST_SHARED_MARKER` times ``single``.
+
+    Examples
+    --------
+    >>> point_areas(pd.Series([1, 2]), 40.0).tolist()
+    [40.0, 80.0]
+    >>> point_areas(pd.Series([12, 3]), 40.0).tolist()
+    [240.0, 60.0]
+    """
+    return single * n * min(1.0, LARGEST_SHARED_MARKER / max([1, *n.tolist()]))
+
+
 def first_and_last(ordered: Rows, limit: int = FIGURE_ROWS) -> tuple[Rows, str]:
     """The rows of ``ordered`` a figure shows, and a note for its title: every row and ``""``
     when there are at most ``limit``; otherwise the ``limit // 2`` first and the rest of

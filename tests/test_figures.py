@@ -112,3 +112,28 @@ def test_a_pool_is_named_in_legends_as_its_figure_rows_are():
     assert policy["label"] == "always-hold (policy) [reference policy]"
     assert run["label"] == row_label("gpt-5.4-mini (off)", "run") == "gpt-5.4-mini (off) [run]"
     assert policy["marker"] != run["marker"]
+
+
+def test_published_conditions_at_one_point_share_a_larger_labelled_marker():
+    from analysis.breakdowns import ANCHOR, MIRROR
+    from analysis.sections.mirrors import mirror_figure
+
+    scatter = pd.DataFrame(
+        {
+            "source": ["published"] * 3 + ["reference-policy: always-hold (policy)"],
+            "condition": ["a (off)", "b (off)", "c (off)", "always-hold (policy)"],
+            f"{ANCHOR}_accuracy": [0.5, 0.5, 0.9, 1.0],
+            f"{MIRROR}_accuracy": [0.25, 0.25, 0.75, 0.0],
+        }
+    )
+    fig = mirror_figure(scatter, ["published"])
+    ax = fig.axes[0]
+    published, legend_marker = ax.collections[:2]
+    notes = sorted(text.get_text() for text in ax.texts)
+    legend = [text.get_text() for text in ax.get_legend().get_texts()]
+    plt.close(fig)
+    assert published.get_offsets().tolist() == [[50.0, 25.0], [90.0, 75.0]]
+    assert published.get_sizes().tolist() == [80.0, 40.0]
+    assert legend_marker.get_label() == "published verdicts" in legend
+    assert legend_marker.get_sizes().tolist() == [40.0]
+    assert notes == ["2", "always-hold (policy)"]

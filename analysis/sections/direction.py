@@ -7,7 +7,7 @@ from collections.abc import Mapping
 import matplotlib.pyplot as plt
 import pandas as pd
 
-from analysis.figures import PALETTE, percent_axis
+from analysis.figures import PALETTE, coinciding_points, percent_axis, point_areas
 from analysis.metrics import DirectionAsymmetry, with_rates
 from analysis.provenance import numbers_table, ratio_number, value_number
 
@@ -103,18 +103,12 @@ def over_under_figure(conditions: pd.DataFrame, gates: pd.DataFrame) -> plt.Figu
     one marker, larger and labelled with their number; the degenerate gates as crosses."""
     rated = with_rates(conditions)
     gates = with_rates(gates)
-    points = (
-        pd.DataFrame({"under": 100 * rated.under_refusal, "over": 100 * rated.over_refusal})
-        .round(6)
-        .value_counts()
-        .rename("n")
-        .reset_index()
-    )
+    points = coinciding_points(100 * rated.under_refusal, 100 * rated.over_refusal)
     fig, ax = plt.subplots(figsize=(5.5, 5))
     ax.scatter(
-        points.under,
-        points.over,
-        s=28 * points.n,
+        points.x,
+        points.y,
+        s=point_areas(points.n, 28),
         marker="o",
         color=PALETTE["blue"],
         alpha=0.8,
@@ -122,9 +116,7 @@ def over_under_figure(conditions: pd.DataFrame, gates: pd.DataFrame) -> plt.Figu
         label=f"published model condition (n = {len(rated)})",
     )
     for p in points[points.n > 1].itertuples():
-        ax.annotate(
-            str(p.n), (p.under, p.over), xytext=(5, 4), textcoords="offset points", fontsize=7
-        )
+        ax.annotate(str(p.n), (p.x, p.y), xytext=(5, 4), textcoords="offset points", fontsize=7)
     ax.scatter(
         100 * gates.under_refusal,
         100 * gates.over_refusal,
