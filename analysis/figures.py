@@ -16,6 +16,7 @@ import matplotlib.pyplot as plt
 import numpy as np
 import pandas as pd
 from matplotlib.layout_engine import TightLayoutEngine
+from matplotlib.legend import Legend
 from matplotlib.ticker import PercentFormatter
 
 from analysis import paths
@@ -239,6 +240,17 @@ def rate_heatmap(
             ax.text(
                 j + 0.5, i + 0.5, "no cells", ha="center", va="center", fontsize=6, color="0.35"
             )
+
+
+def legend_below(ax: plt.Axes, pad: float = 9, **options) -> Legend:
+    """A legend centred under ``ax``, ``pad`` points below its x axis (tick labels and
+    label, measured), so that the gap is the same whatever the figure's height or the
+    labels' rotation; ``options`` go to ``ax.legend`` (by default two columns, 7-point)."""
+    fig = ax.figure
+    axis_bottom = ax.xaxis.get_tightbbox(fig.canvas.get_renderer()).y0 - pad * fig.dpi / 72
+    below = ax.transAxes.inverted().transform((0, axis_bottom))[1]
+    options = {"ncols": 2, "fontsize": 7} | options
+    return ax.legend(loc="upper center", bbox_to_anchor=(0.5, below), borderaxespad=0, **options)
 
 
 def tight_layout(fig: plt.Figure) -> None:

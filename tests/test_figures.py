@@ -137,3 +137,20 @@ def test_published_conditions_at_one_point_share_a_larger_labelled_marker():
     assert legend_marker.get_label() == "published verdicts" in legend
     assert legend_marker.get_sizes().tolist() == [40.0]
     assert notes == ["2", "always-hold (policy)"]
+
+
+@pytest.mark.parametrize("height", [2.5, 12.0])
+def test_a_legend_below_the_axes_keeps_one_gap_whatever_the_height(height):
+    from analysis.figures import legend_below, use_style
+
+    use_style()
+    fig, ax = plt.subplots(figsize=(5, height))
+    ax.plot([0, 1], [0, 1], label="a line")
+    ax.set_xticks([0, 1], ["a long tick label", "b"], rotation=45)
+    ax.set_xlabel("x")
+    legend = legend_below(ax, pad=6)
+    renderer = fig.canvas.get_renderer()
+    axis_bottom = ax.xaxis.get_tightbbox(renderer).y0
+    legend_top = legend.get_window_extent(renderer).y1
+    plt.close(fig)
+    assert abs((axis_bottom - legend_top) - 6 * fig.dpi / 72) < 1  # pixels

@@ -5,7 +5,7 @@ from __future__ import annotations
 import matplotlib.pyplot as plt
 import pandas as pd
 
-from analysis.figures import PAIR, PALETTE, first_and_last, percent_axis
+from analysis.figures import PAIR, PALETTE, first_and_last, legend_below, percent_axis
 from analysis.metrics import with_rates
 from analysis.provenance import number_name, numbers_table, ratio_number, value_number
 
@@ -136,6 +136,5 @@ def leaderboard_figure(ranked: pd.DataFrame, gates: pd.DataFrame) -> plt.Figure:
     ax.set_ylim(-0.8, len(rated) - 0.2)
     ax.set(xlabel="Share of trials (mean) or cells (pass5)", title=shown)
     percent_axis(ax)
-    below = 0.45 / (ax.get_position().height * fig.get_figheight())  # 0.45 in under the axes
-    ax.legend(loc="upper center", bbox_to_anchor=(0.5, -below), ncols=2, fontsize=7)
+    legend_below(ax)
     return fig

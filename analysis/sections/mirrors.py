@@ -13,7 +13,13 @@ from analysis.breakdowns import (
     per_condition_pattern_accuracy,
     pool_cells,
 )
-from analysis.figures import coinciding_points, percent_axis, point_areas, source_style
+from analysis.figures import (
+    coinciding_points,
+    legend_below,
+    percent_axis,
+    point_areas,
+    source_style,
+)
 from analysis.outputs import stand_in_title
 from analysis.provenance import number_name, numbers_table, ratio_number, value_number
 from analysis.sensitivity import relabelled_cells
@@ -164,5 +170,5 @@ def mirror_figure(scatter: pd.DataFrame, sources: list[str]) -> plt.Figure:
     )
     percent_axis(ax, "x")
     percent_axis(ax, "y")
-    ax.legend(loc="upper center", bbox_to_anchor=(0.5, -0.14), fontsize=7, ncols=2)
+    legend_below(ax)
     return fig

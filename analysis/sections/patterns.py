@@ -6,17 +6,19 @@ import matplotlib.pyplot as plt
 import pandas as pd
 
 from analysis.breakdowns import Severity
-from analysis.figures import percent_axis, rate_heatmap_figure, row_label, source_style
+from analysis.figures import (
+    legend_below,
+    percent_axis,
+    rate_heatmap_figure,
+    row_label,
+    source_style,
+)
 from analysis.outputs import stand_in_title
 from analysis.provenance import number_name, numbers_table, ratio_number
 
 
 def _pools(table: pd.DataFrame) -> list[str]:
     return list(dict.fromkeys(table["source"].astype(str)))
-
-
-def _legend_below(ax: plt.Axes, offset: float) -> None:
-    ax.legend(loc="upper center", bbox_to_anchor=(0.5, offset), fontsize=7, ncols=2)
 
 
 def pattern_numbers(gradient: pd.DataFrame) -> pd.DataFrame:
@@ -62,7 +64,7 @@ def pattern_figure(gradient: pd.DataFrame, sources: list[str]) -> plt.Figure:
         xlabel="Modal accuracy (Wilson 95% interval)",
         title=stand_in_title("Modal accuracy per construction pattern", sources),
     )
-    _legend_below(ax, -0.14)
+    legend_below(ax)
     return fig
 
 
@@ -86,7 +88,7 @@ def hardest_figure(hardest: pd.DataFrame, sources: list[str], per_pool: int = 5)
         xlabel="Conditions whose modal decision is wrong",
         title=stand_in_title(f"Hardest scenarios (first {per_pool} of each pool)", sources),
     )
-    _legend_below(ax, -0.12 - 1.2 / max(len(top), 1))
+    legend_below(ax)
     return fig
 
 
@@ -138,7 +140,7 @@ def severity_figure(severity: Severity, sources: list[str]) -> plt.Figure:
         title=stand_in_title("Modal misses by irreversibility tier", sources),
     )
     ax.set_ylim(0, 115)
-    _legend_below(ax, -0.15)
+    legend_below(ax)
     return fig
 
 

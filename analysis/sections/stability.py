@@ -7,7 +7,14 @@ import numpy as np
 import pandas as pd
 
 from analysis.breakdowns import leaderboard_stability, split_distribution, stability
-from analysis.figures import FIGURE_ROWS, PALETTE, first_and_last, percent_axis, row_label
+from analysis.figures import (
+    FIGURE_ROWS,
+    PALETTE,
+    first_and_last,
+    legend_below,
+    percent_axis,
+    row_label,
+)
 from analysis.outputs import stand_in_title
 from analysis.provenance import number_name, numbers_table, ratio_number, value_number
 
@@ -188,12 +195,5 @@ def split_figure(table: pd.DataFrame, sources: list[str]) -> plt.Figure:
     ax.set_xlim(0, 100)
     title = stand_in_title("Trial splits per condition", sources)
     ax.set(xlabel="Share of cells", title=f"{title}\n{shown}".strip())
-    below = 0.55 / (ax.get_position().height * fig.get_figheight())  # 0.55 in under the axes
-    ax.legend(
-        title="Trial split (modal - other, + none)",
-        loc="upper center",
-        fontsize=7,
-        bbox_to_anchor=(0.5, -below),
-        ncols=min(6, len(shares.columns)),
-    )
+    legend_below(ax, title="Trial split (modal - other, + none)", ncols=min(6, len(shares.columns)))
     return fig
