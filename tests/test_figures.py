@@ -120,10 +120,11 @@ def test_published_conditions_at_one_point_share_a_larger_labelled_marker():
 
     scatter = pd.DataFrame(
         {
-            "source": ["published"] * 3 + ["reference-policy: always-hold (policy)"],
-            "condition": ["a (off)", "b (off)", "c (off)", "always-hold (policy)"],
-            f"{ANCHOR}_accuracy": [0.5, 0.5, 0.9, 1.0],
-            f"{MIRROR}_accuracy": [0.25, 0.25, 0.75, 0.0],
+            "source": ["published"] * 3
+            + ["reference-policy: always-hold (policy)", "run: m (off)"],
+            "condition": ["a (off)", "b (off)", "c (off)", "always-hold (policy)", "m (off)"],
+            f"{ANCHOR}_accuracy": [0.5, 0.5, 0.9, 1.0, None],
+            f"{MIRROR}_accuracy": [0.25, 0.25, 0.75, 0.0, None],
         }
     )
     fig = mirror_figure(scatter, ["published"])
@@ -137,6 +138,7 @@ def test_published_conditions_at_one_point_share_a_larger_labelled_marker():
     assert legend_marker.get_label() == "published verdicts" in legend
     assert legend_marker.get_sizes().tolist() == [40.0]
     assert notes == ["2", "always-hold (policy)"]
+    assert "m (off) [run] (no point: no scored anchor or mirror)" in legend
 
 
 @pytest.mark.parametrize("height", [2.5, 12.0])

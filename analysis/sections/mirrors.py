@@ -118,13 +118,15 @@ def mirror_figure(scatter: pd.DataFrame, sources: list[str]) -> plt.Figure:
     :func:`analysis.breakdowns.per_condition_pattern_accuracy`; published conditions at the
     same point share one marker, its area growing with their number
     (:func:`analysis.figures.point_areas`), labelled with it; conditions outside the
-    published pool are named."""
+    published pool are named; a pool with no point says so in the legend."""
     fig, ax = plt.subplots(figsize=(5.2, 4.8))
     ax.plot([0, 100], [0, 100], linestyle=":", color="0.5", marker="", label="equal accuracy")
     for source, part in scatter.groupby("source"):
         style = source_style(source)
         x = 100 * part[f"{ANCHOR}_accuracy"]
         y = 100 * part[f"{MIRROR}_accuracy"]
+        if not (x.notna() & y.notna()).any():
+            style["label"] += " (no point: no scored anchor or mirror)"
         if source == "published":
             points = coinciding_points(x, y)
             ax.scatter(
@@ -154,6 +156,8 @@ def mirror_figure(scatter: pd.DataFrame, sources: list[str]) -> plt.Figure:
             edgecolor="white",
         )
         for condition, at_x, at_y in zip(part["condition"], x, y, strict=True):
+            if pd.isna(at_x) or pd.isna(at_y):
+                continue
             right = at_x > 50
             ax.annotate(
                 condition,
