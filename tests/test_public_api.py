@@ -58,3 +58,14 @@ def test_docstring_examples_run(name):
 def test_an_unknown_name_is_an_attribute_error():
     with pytest.raises(AttributeError, match="not_a_function"):
         analysis.not_a_function  # noqa: B018
+
+
+def test_the_readme_example_runs_on_the_imported_release():
+    readme = (Path(__file__).parents[1] / "README.md").read_text("utf-8")
+    blocks = readme.split("```python\n")[1:]
+    assert blocks, "README.md has no Python example"
+    for block in blocks:
+        namespace: dict = {}
+        exec(block.split("```")[0], namespace)
+        assert len(namespace["cells"]) > 0
+        assert namespace["trials"]["scenario_id"].isin(namespace["scenarios"]["scenario_id"]).all()
