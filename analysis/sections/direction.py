@@ -7,7 +7,7 @@ from collections.abc import Mapping
 import matplotlib.pyplot as plt
 import pandas as pd
 
-from analysis.figures import PALETTE, coinciding_points, percent_axis, point_areas
+from analysis.figures import PALETTE, percent_axis, scatter_coinciding
 from analysis.metrics import DirectionAsymmetry, with_rates
 from analysis.provenance import numbers_table, ratio_number, value_number
 
@@ -103,20 +103,16 @@ def over_under_figure(conditions: pd.DataFrame, gates: pd.DataFrame) -> plt.Figu
     one marker, larger and labelled with their number; the degenerate gates as crosses."""
     rated = with_rates(conditions)
     gates = with_rates(gates)
-    points = coinciding_points(100 * rated.under_refusal, 100 * rated.over_refusal)
     fig, ax = plt.subplots(figsize=(5.5, 5))
-    ax.scatter(
-        points.x,
-        points.y,
-        s=point_areas(points.n, 28),
+    scatter_coinciding(
+        ax,
+        100 * rated.under_refusal,
+        100 * rated.over_refusal,
+        size=28,
+        label=f"published model condition (n = {len(rated)})",
         marker="o",
         color=PALETTE["blue"],
-        alpha=0.8,
-        edgecolor="white",
-        label=f"published model condition (n = {len(rated)})",
     )
-    for p in points[points.n > 1].itertuples():
-        ax.annotate(str(p.n), (p.x, p.y), xytext=(5, 4), textcoords="offset points", fontsize=7)
     ax.scatter(
         100 * gates.under_refusal,
         100 * gates.over_refusal,

@@ -13,13 +13,7 @@ from analysis.breakdowns import (
     per_condition_pattern_accuracy,
     pool_cells,
 )
-from analysis.figures import (
-    coinciding_points,
-    legend_below,
-    percent_axis,
-    point_areas,
-    source_style,
-)
+from analysis.figures import legend_below, percent_axis, scatter_coinciding, source_style
 from analysis.outputs import stand_in_title
 from analysis.provenance import number_name, numbers_table, ratio_number, value_number
 from analysis.sensitivity import relabelled_cells
@@ -116,9 +110,8 @@ def mirror_table(cells: pd.DataFrame, scenarios: pd.DataFrame) -> pd.DataFrame:
 def mirror_figure(scatter: pd.DataFrame, sources: list[str]) -> plt.Figure:
     """Mirror against anchor modal accuracy, one point per condition of
     :func:`analysis.breakdowns.per_condition_pattern_accuracy`; published conditions at the
-    same point share one marker, its area growing with their number
-    (:func:`analysis.figures.point_areas`), labelled with it; conditions outside the
-    published pool are named; a pool with no point says so in the legend."""
+    same point share one marker (:func:`analysis.figures.scatter_coinciding`); conditions
+    outside the published pool are named; a pool with no point says so in the legend."""
     fig, ax = plt.subplots(figsize=(5.2, 4.8))
     ax.plot([0, 100], [0, 100], linestyle=":", color="0.5", marker="", label="equal accuracy")
     for source, part in scatter.groupby("source"):
@@ -128,23 +121,16 @@ def mirror_figure(scatter: pd.DataFrame, sources: list[str]) -> plt.Figure:
         if not (x.notna() & y.notna()).any():
             style["label"] += " (no point: no scored anchor or mirror)"
         if source == "published":
-            points = coinciding_points(x, y)
-            ax.scatter(
-                points.x,
-                points.y,
+            scatter_coinciding(
+                ax,
+                x,
+                y,
+                size=40,
+                label=style["label"],
+                fontsize=6,
                 marker=style["marker"],
-                s=point_areas(points.n, 40),
                 color=style["color"],
-                alpha=0.8,
-                edgecolor="white",
             )
-            ax.scatter(  # the legend's marker, at a single condition's size
-                [], [], marker=style["marker"], s=40, color=style["color"], label=style["label"]
-            )
-            for p in points[points.n > 1].itertuples():
-                ax.annotate(
-                    str(p.n), (p.x, p.y), xytext=(5, 4), textcoords="offset points", fontsize=6
-                )
             continue
         ax.scatter(
             x,
