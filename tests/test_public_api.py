@@ -1,4 +1,5 @@
-"""The public API: every name in ``analysis.__all__`` resolves, lazily."""
+"""The public API: every name in ``analysis.__all__`` resolves, lazily; every docstring example
+and the README's example run."""
 
 from __future__ import annotations
 
