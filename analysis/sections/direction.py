@@ -7,7 +7,7 @@ from collections.abc import Mapping
 import matplotlib.pyplot as plt
 import pandas as pd
 
-from analysis.figures import PALETTE, percent_axis, scatter_coinciding
+from analysis.figures import PALETTE, legend_below, percent_axis, scatter_coinciding
 from analysis.metrics import DirectionAsymmetry, with_rates
 from analysis.provenance import numbers_table, ratio_number, value_number
 
@@ -140,5 +140,5 @@ def over_under_figure(conditions: pd.DataFrame, gates: pd.DataFrame) -> plt.Figu
     )
     percent_axis(ax, "x")
     percent_axis(ax, "y")
-    ax.legend(loc="center right", fontsize=7)
+    legend_below(ax)  # under the axes: no condition's marker hides behind it
     return fig

@@ -122,7 +122,7 @@ def stability_figure(reads: pd.DataFrame, source: str = "published") -> plt.Figu
         xlabel="Share of trials (mean) or cells (modal, pass5)",
         title=f"Three reads of the same five trials, {source} conditions\n{shown}".strip(),
     )
-    ax.legend(loc="lower left", fontsize=7)
+    legend_below(ax, ncols=3)  # under the axes: no condition's marker hides behind it
     return fig
 
 
