@@ -131,7 +131,9 @@ def severity_figure(severity: Severity, sources: list[str]) -> plt.Figure:
         bars = ax.bar(
             x, 100 * part["miss_rate"], width=width, color=style["color"], label=style["label"]
         )
-        ax.bar_label(bars, labels=[f"n={n}" for n in part["n_cells"]], fontsize=6, padding=2)
+        ax.bar_label(  # upright, the label of a count in the thousands stays over its bar
+            bars, labels=[f"n={n}" for n in part["n_cells"]], fontsize=6, padding=2, rotation=90
+        )
     ax.set_xticks(range(len(tiers)), [f"weight {t}" for t in tiers])
     percent_axis(ax, "y")
     ax.set(
