@@ -14,6 +14,7 @@ from fractions import Fraction
 
 import pandas as pd
 
+from analysis.leaderboard import floor_and_high
 from analysis.ratio import Ratio
 from analysis.scoring import label_counts
 from analysis.stats import difference_interval, with_wilson
@@ -153,8 +154,6 @@ _LEVELS = ("floor", "high")
 def reasoning_pairs(conditions: pd.DataFrame) -> pd.DataFrame:
     """Models with one floor and one high row (:func:`analysis.leaderboard.floor_and_high`):
     one row per model, counts side by side; none when no model has both."""
-    from analysis.leaderboard import floor_and_high
-
     rows = conditions.assign(
         model=conditions["model"].astype(str),
         reasoning_level=conditions["reasoning_level"].astype(str),
