@@ -282,11 +282,16 @@ def test_pattern_difficulty_fits_the_model_the_formula_states(method):
         # crossed random intercepts: scenario, then condition
         random = {"scenario": "0 + C(scenario_id)", "condition": "0 + C(condition)"}
         model = BinomialBayesMixedGLM.from_formula(formula, random, data)
-        mean, names = model.fit_map(rng=START_SEED).fe_mean, model.exog_names
+        fit = model.fit_map(rng=START_SEED)
+        mean, names = fit.fe_mean, model.exog_names
+        sd = pd.Series(fit.fe_sd, index=names)
     for name, value in zip(names, mean, strict=True):
         if "[T." in name and "pattern" in name:
             pattern = name.split("[T.")[1].rstrip("]")
             assert got.loc[pattern, "estimate"] == pytest.approx(np.exp(value), rel=1e-6)
+            if method == "bayes":  # fitted on count-weighted rows, one per cell and outcome
+                high = np.exp(value + 1.96 * sd[name])
+                assert got.loc[pattern, "ci_high"] == pytest.approx(high, rel=1e-5)
     assert len(got) == len(set(data.pattern)) - 1
 
 

@@ -8,16 +8,23 @@ import warnings
 import numpy as np
 import pandas as pd
 from scipy import sparse
+from statsmodels.genmod.families import Binomial
 
 from analysis.inference.clustered import trial_rows
 
 REFERENCE_PATTERN = "calibration_control"
 #: The optimiser of the mixed model's posterior mode (scipy.optimize.minimize): Newton-CG
 #: reaches statsmodels' default (BFGS) mode, to about 1e-6 in every estimate, in two thirds
-#: of the time (6.9 s against 10.4 s on 224 conditions x 106 scenarios x 5 trials).
+#: of the time (6.9 s against 10.4 s on 224 conditions x 106 scenarios x 5 trials, one row
+#: per trial).
 OPTIMIZER = "Newton-CG"
 #: Optimiser iterations of the mixed model's posterior mode (it converges in far fewer).
 MAX_ITERATIONS = 2000
+#: Newton-CG's stopping rule: the mean relative change of the parameters in a step. At its
+#: default (1e-5) a generated 224-condition fit stopped with a gradient component of 0.003,
+#: above :data:`GRADIENT_TOLERANCE`; at 1e-6 it ended at 3e-5, or at 0.001 with its rows in
+#: another order; at 1e-7 at 3e-5 or 1e-6 (1.1-1.5 s against 0.8 s).
+STEP_TOLERANCE = 1e-7
 #: Largest gradient component (of the log posterior, summed over trials) at which the mixed
 #: model's fit counts as converged. An optimiser may report failure ("precision loss") at a
 #: mode it cannot refine further in double precision, with a gradient far below this; the
@@ -26,6 +33,22 @@ GRADIENT_TOLERANCE = 1e-3
 #: Seed of the mixed model's random starting values (its random effects), so that a fit is
 #: the same from run to run.
 START_SEED = 0
+
+
+class _CountWeightedBinomial(Binomial):
+    """The binomial family (logit link) with each row standing for ``counts`` trials of the
+    same outcome: the log-likelihood sums count x row, and the variance divides by the count,
+    so that the mixed model's score, ``(y - mu) / (link'(mu) variance(mu))``, is count x
+    ``(y - mu)``, the sum of its trials' scores."""
+
+    def __init__(self, counts: np.ndarray) -> None:
+        super().__init__()
+        self.counts = counts
+        per_trial = self.variance
+        self.variance = lambda mu: per_trial(mu) / counts
+
+    def loglike(self, endog, mu, var_weights=1.0, freq_weights=1.0, scale=1.0):
+        return super().loglike(endog, mu, var_weights, freq_weights * self.counts, scale)
 
 
 def _design(cells: pd.DataFrame, scenarios: pd.DataFrame, reference: str) -> pd.DataFrame:
@@ -47,6 +70,14 @@ def _mixed_cells(cells: pd.DataFrame) -> bool:
     keep = cells.loc[cells["modal_scored"].to_numpy(dtype=bool)]
     correct, trials = keep["n_correct"].to_numpy(), keep["n_trials"].to_numpy()
     return bool(((correct > 0) & (correct < trials)).any())
+
+
+def _outcome_rows(data: pd.DataFrame) -> pd.DataFrame:
+    """The trial rows collapsed to one row per cell and outcome, ``count`` trials each: the
+    trials of a cell share every covariate, so a likelihood weighting each row by its count
+    is the per-trial likelihood, on a third or less of the rows."""
+    keys = ["scenario_id", "condition", "pattern", "correct"]
+    return data.groupby(keys, observed=True).size().rename("count").reset_index()
 
 
 def _pattern_design(data: pd.DataFrame, reference: str) -> tuple[np.ndarray, list[str]]:
@@ -93,9 +124,11 @@ def pattern_difficulty(
     interval = mode +/- 1.96 sd on the log-odds scale; the variational fit's sds ignore the
     correlation with the random effects and come out far too narrow). Condition as a random
     effect keeps the design narrow, where one fixed indicator each made the fit quadratic in
-    the conditions; it still grows faster than the trials, since each gradient is linear in
-    the trials and the Laplace covariance takes one gradient per parameter, random effects
-    included (0.3 s on 30 conditions x 106 scenarios x 5 trials, 4.5 s on 224).
+    the conditions. The trials of a cell share every covariate, so the model is fitted on
+    one row per cell and outcome, weighted by its number of trials: the same likelihood on
+    a third of the rows or fewer. The fit still grows faster than the rows, since each
+    gradient is linear in them and the Laplace covariance takes one gradient per parameter,
+    random effects included.
     ``method="gee"``: GEE of ``correct ~ pattern + condition`` (one indicator per
     condition) with an exchangeable working correlation within scenarios (robust Wald
     interval), a population-averaged odds ratio. One source at a time. ``ValueError`` when
@@ -120,7 +153,6 @@ def pattern_difficulty(
     # runs, not by every notebook that imports analysis.inference.
     from statsmodels.genmod.bayes_mixed_glm import BinomialBayesMixedGLM
     from statsmodels.genmod.cov_struct import Exchangeable
-    from statsmodels.genmod.families import Binomial
     from statsmodels.genmod.generalized_estimating_equations import GEE
 
     if cells["source"].astype(str).nunique() > 1:
@@ -131,17 +163,25 @@ def pattern_difficulty(
             "every cell's trials agree (deterministic verdicts): a model of trial "
             "correctness has nothing to fit within cells"
         )
-    exog, patterns = _pattern_design(data, reference)
-    endog = data["correct"].to_numpy(dtype="float64")
-    scenario = pd.Categorical(data["scenario_id"])
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         if method == "bayes":
-            exog_vc, component = _indicators(scenario, pd.Categorical(data["condition"]))
-            model = BinomialBayesMixedGLM(endog, exog, exog_vc, component, vcp_p=1, fe_p=2)
-            fit = model.fit_map(
-                method=OPTIMIZER, minim_opts={"maxiter": MAX_ITERATIONS}, rng=START_SEED
+            rows = _outcome_rows(data)
+            exog, patterns = _pattern_design(rows, reference)
+            exog_vc, component = _indicators(
+                pd.Categorical(rows["scenario_id"]), pd.Categorical(rows["condition"])
             )
+            model = BinomialBayesMixedGLM(
+                rows["correct"].to_numpy(dtype="float64"),
+                exog,
+                exog_vc,
+                component,
+                vcp_p=1,
+                fe_p=2,
+            )
+            model.family = _CountWeightedBinomial(rows["count"].to_numpy(dtype="float64"))
+            options = {"maxiter": MAX_ITERATIONS, "xtol": STEP_TOLERANCE}
+            fit = model.fit_map(method=OPTIMIZER, minim_opts=options, rng=START_SEED)
             gradient = float(np.max(np.abs(fit.optim_retvals.jac)))
             if not gradient <= GRADIENT_TOLERANCE:
                 raise ValueError(
@@ -154,10 +194,11 @@ def pattern_difficulty(
                 "(MAP, Laplace interval)"
             )
         elif method == "gee":
+            exog, patterns = _pattern_design(data, reference)
             fit = GEE(
-                endog,
+                data["correct"].to_numpy(dtype="float64"),
                 np.hstack([exog, _condition_design(data)]),
-                groups=scenario.codes,
+                groups=pd.Categorical(data["scenario_id"]).codes,
                 family=Binomial(),
                 cov_struct=Exchangeable(),
             ).fit()
