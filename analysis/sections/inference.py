@@ -340,7 +340,6 @@ def per_trial_inference(
     tag: str,
     namespace: str | None,
     *,
-    difficulty_method: str = "bayes",
     pools: pd.DataFrame | None = None,
 ) -> None:
     """Run, show and write every per-trial method on ``cells`` (tables and figures named
@@ -413,7 +412,7 @@ def per_trial_inference(
     )
 
     try:
-        difficulty = inf.pattern_difficulty(cells, scenarios, method=difficulty_method)
+        difficulty = inf.pattern_difficulty(cells, scenarios)
     except (ValueError, np.linalg.LinAlgError) as error:
         print(f"Pattern difficulty not estimable here: {error}")
     else:
@@ -467,9 +466,7 @@ def simulated_inference(section: Section, n_models: int = 15) -> str:
         n_models=n_models, n_scenarios=len(section.scenarios), seed=inf.SEED
     )
     cells = score_cells(trials, scenarios)
-    # GEE here: the mixed model's fit at this size takes about 10 s (it runs on the real
-    # sources).
-    per_trial_inference(section, cells, scenarios, "simulated", None, difficulty_method="gee")
+    per_trial_inference(section, cells, scenarios, "simulated", None)
     checked = inf.clustered_accuracy(cells).merge(truth, on="condition")
     true = checked.true_accuracy
     covered = int(((checked.ci_low <= true) & (true <= checked.ci_high)).sum())
