@@ -48,10 +48,7 @@ def latex_escape(text: object) -> str:
 
 def _widest(shown: pd.DataFrame) -> list[int]:
     """Characters in the widest cell of each column of ``shown`` (strings), header included."""
-    return [
-        max(len(str(column)), int(shown[column].str.len().max()) if len(shown) else 0)
-        for column in shown.columns
-    ]
+    return [max([len(str(c)), *map(len, set(shown[c]))]) for c in shown.columns]
 
 
 def _width_pt(widest: list[int], scale: float, colsep: float) -> float:
@@ -65,18 +62,32 @@ def _breakable(tex: str) -> str:
     return re.sub(r"(\.(?=[A-Za-z])|\\_(?=\S)|/(?=\S))", r"\1\\allowbreak{}", tex)
 
 
+def _body(shown: pd.DataFrame, breakable: list[bool]) -> list[str]:
+    """The rows of ``shown`` as LaTeX, each cell escaped, and made :func:`_breakable` in the
+    ``breakable`` columns; each distinct cell of a column is escaped once (a long table
+    repeats its labels and its numbers)."""
+    columns = []
+    for column, wrap in zip(shown.columns, breakable, strict=True):
+        values = shown[column].tolist()
+        tex = {v: latex_escape(v) for v in set(values)}
+        if wrap:
+            tex = {v: _breakable(t) for v, t in tex.items()}
+        columns.append([tex[v] for v in values])
+    return [" & ".join(row) + r" \\" for row in zip(*columns, strict=True)]
+
+
 def _wrapped_spec(shown: pd.DataFrame, numeric: list[bool], scale: float, colsep: float) -> str:
     """Fixed-width columns that add up to the text width: numbers keep the width of their
     widest cell; text columns get their longest unbreakable word, then share the rest in
     proportion to what more they need. Headers and text wrap."""
 
-    def longest_word(values: list[str]) -> float:
+    def longest_word(values: set[str]) -> float:
         words = [w for v in values for w in re.split(r"(?<=[-._/])|\s+", v) if w]
         return 6.2 * max([4, *(len(w) for w in words)]) * scale
 
     natural, minimum = {}, {}
     for column, is_numeric in zip(shown.columns, numeric, strict=True):
-        values = list(shown[column])
+        values = set(shown[column])  # each distinct cell once: long tables repeat them
         header = 7.0 * max(len(w) for w in column.split()) * scale
         natural[column] = max(header, 5.5 * max(len(v) for v in [column, *values]) * scale)
         minimum[column] = max(header, longest_word(values))
@@ -116,9 +127,9 @@ def latex_table(
         for c in frame.columns
     ]
     header = " & ".join(latex_escape(c) for c in shown.columns) + r" \\"
-    body = [" & ".join(latex_escape(v) for v in row) + r" \\" for row in shown.itertuples(False)]
     title = rf"\caption{{{latex_escape(caption)}}}\label{{tab:{label}}}"
     if len(shown) <= LONG_TABLE_ROWS:
+        body = _body(shown, [False] * len(numeric))
         spec = "".join("r" if n else "l" for n in numeric)
         tabular = "\n".join(
             [
@@ -142,16 +153,9 @@ def latex_table(
     fitting = [s for s in sizes if _width_pt(widest, s[1], s[2]) <= TEXT_WIDTH_PT]
     size, scale, colsep = fitting[0] if fitting else sizes[-1]
     spec = "".join("r" if n else "l" for n in numeric)
-    if not fitting:
+    if not fitting:  # text columns wrap, and long identifiers may break
         spec = _wrapped_spec(shown, numeric, scale, colsep)
-        body = [
-            " & ".join(
-                latex_escape(v) if n else _breakable(latex_escape(v))
-                for v, n in zip(row, numeric, strict=True)
-            )
-            + r" \\"
-            for row in shown.itertuples(False)
-        ]
+    body = _body(shown, [not fitting and not n for n in numeric])
     return "\n".join(
         [
             "{" + size,
