@@ -342,6 +342,15 @@ def test_pattern_difficulty_is_the_same_from_run_to_run():
     pd.testing.assert_frame_equal(first, inf.pattern_difficulty(cells, scenarios, method="bayes"))
 
 
+def test_pattern_difficulty_reaches_the_mode_of_a_two_model_release():
+    """Newton-CG stopped short of this mode (largest gradient component 2e5) and the table
+    was refused; BFGS reaches it."""
+    trials, scenarios, _ = inf.simulate_release(n_models=2, n_scenarios=106, seed=0)
+    table = inf.pattern_difficulty(score_cells(trials, scenarios), scenarios, method="bayes")
+    assert len(table) == scenarios["boundary_pattern"].nunique() - 1
+    assert (table.ci_low < table.estimate).all() and (table.estimate < table.ci_high).all()
+
+
 def test_pattern_difficulty_refuses_a_fit_stopped_short_of_the_mode(monkeypatch):
     from analysis.inference import difficulty
 
