@@ -342,6 +342,25 @@ def test_pattern_difficulty_is_the_same_from_run_to_run():
     pd.testing.assert_frame_equal(first, inf.pattern_difficulty(cells, scenarios, method="bayes"))
 
 
+def test_count_weighted_family_is_the_binomial_likelihood_of_its_trials():
+    from statsmodels.genmod.families import Binomial
+
+    from analysis.inference.difficulty import _CountWeightedBinomial
+
+    outcome = np.array([1.0, 0.0, 1.0, 0.0])
+    counts = np.array([3.0, 2.0, 1.0, 4.0])
+    mu = np.array([0.9, 0.3, 0.5, 0.05])
+    trials = np.repeat(outcome, counts.astype(int)), np.repeat(mu, counts.astype(int))
+    family = _CountWeightedBinomial(counts)
+    assert family.loglike(outcome, mu) == pytest.approx(Binomial().loglike(*trials), rel=1e-12)
+    per_trial_score = (trials[0] - trials[1]) / (
+        Binomial().link.deriv(trials[1]) * Binomial().variance(trials[1])
+    )
+    row_score = (outcome - mu) / (family.link.deriv(mu) * family.variance(mu))
+    sums = np.bincount(np.repeat(np.arange(4), counts.astype(int)), weights=per_trial_score)
+    assert row_score == pytest.approx(sums, rel=1e-12)
+
+
 def test_pattern_difficulty_reaches_the_mode_of_a_two_model_release():
     """Newton-CG stopped short of this mode (largest gradient component 2e5) and the table
     was refused; BFGS reaches it."""
