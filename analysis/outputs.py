@@ -72,6 +72,21 @@ def human_header(column: object) -> str:
     return (words[:1].upper() + words[1:] + suffix).replace("Pass5", "pass5")
 
 
+def is_count(column: str, values: pd.Series) -> bool:
+    """A count (``n_...``) held as floats, as a column of counts with missing values is."""
+    if not pd.api.types.is_float_dtype(values) or not str(column).startswith("n_"):
+        return False
+    present = values.dropna()
+    return bool((present == present.round()).all())
+
+
+def with_whole_counts(frame: pd.DataFrame) -> pd.DataFrame:
+    """``frame`` with each count held as floats (:func:`is_count`) as whole numbers (nullable
+    integers), so that every table file prints ``180``, not ``180.0`` or ``180.000``."""
+    counts = {c: "Int64" for c in frame.columns if is_count(c, frame[c])}
+    return frame.astype(counts) if counts else frame
+
+
 def presented(frame: pd.DataFrame) -> pd.DataFrame:
     """``frame`` as strings for a reader: rates in percent (one decimal), other fractions to
     three decimals, missing values as a dash, human headers."""
@@ -186,6 +201,7 @@ class Output:
         percent and other fractions to three decimals. ``show_rows`` also displays that many
         rows in the notebook.
         """
+        frame = with_whole_counts(frame)
         shown = frame if columns is None else frame[list(columns)]
         for_reader = None if columns is None else shown
         write_table(self.root / "tables", frame, name, caption, for_reader=for_reader)

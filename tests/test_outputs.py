@@ -115,6 +115,24 @@ def test_a_readers_columns_leave_the_csv_whole(tmp_path):
     assert entry["headers"] == ["Condition", "Accuracy"]
 
 
+def test_counts_with_missing_values_print_as_whole_numbers(tmp_path):
+    """A count column with a gap is held as floats; every table file prints it whole (the
+    typeset report reads the CSV), while a fraction keeps its decimals."""
+    frame = pd.DataFrame(
+        {"quantity": ["a", "gap"], "estimate": [0.25, 0.5], "n_cells": [180.0, float("nan")]}
+    )
+    out = Output(tmp_path, "00-test", [])
+    out.table(frame, "t", "A table.")
+    out.close()
+    tables = tmp_path / "tables"
+    assert (tables / "t.csv").read_text().splitlines()[1:] == ["a,0.25,180", "gap,0.5,"]
+    rows = [line for line in (tables / "t.md").read_text().splitlines() if "| a " in line]
+    assert rows and "| 180 " in rows[0] and "0.250" in rows[0] and "180.0" not in rows[0]
+    assert "& 180 \\\\" in (tables / "t.tex").read_text()
+    entry = json.loads((tmp_path / "catalogue" / "00-test.json").read_text())["tables/t"]
+    assert entry["fractions"] == [False, True, False]
+
+
 def test_a_notebook_alone_writes_to_scratch_not_paper():
     out = Output(None, "00-test", [])
     assert out.root != paths.PAPER_DIR
