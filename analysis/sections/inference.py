@@ -419,9 +419,10 @@ def per_trial_inference(
         section.table(
             difficulty,
             f"inference-{tag}-pattern-difficulty",
-            "Odds ratio of a correct trial against calibration_control, adjusted for "
-            f"condition, scenarios as clusters ({difficulty.method.iloc[0]}).",
+            f"Odds ratio of a correct trial against {difficulty.reference.iloc[0]}, adjusted "
+            f"for condition, scenarios as clusters ({difficulty.method.iloc[0]}).",
             show_rows=40,
+            columns=reader_columns(difficulty, ["method", "reference"]),
         )
 
     _paired_contrasts(section, cells, tag)
