@@ -411,6 +411,31 @@ def test_percentile_interval_is_nanpercentile(with_nan):
     np.testing.assert_array_equal(high, expected[1])
 
 
+def test_all_nan_replicates_give_bounds_shaped_as_numpys():
+    """A 1-D input gives scalar bounds, as np.percentile does: a 0-d array in a table row
+    made the column an object column, printed unrounded ("0.6666666666666666")."""
+    from analysis.inference._arrays import percentile_interval
+
+    low, high = percentile_interval(np.full(50, np.nan))
+    assert np.ndim(low) == 0 and np.isnan(low) and isinstance(high, np.floating)
+    low, high = percentile_interval(np.full((50, 3), np.nan))
+    assert low.shape == high.shape == (3,)
+
+
+def test_pooled_asymmetry_without_under_refusals_keeps_numeric_columns():
+    from analysis.inference.simulate import simulated_cells
+
+    cells, scenarios = simulated_cells(n_models=1, n_scenarios=40, seed=2)
+    hold = cells["required_gate"].astype(str) == "blocked"
+    cells.loc[hold, "modal_decision"] = "blocked"  # no under-refusal: the ratio is undefined
+    cells.loc[hold, "modal_correct"] = True
+    out = inf.pooled_direction_asymmetry(cells, scenarios, n_boot=200)
+    ratio = out.set_index("quantity").loc["over / under rate ratio"]
+    assert np.isnan(ratio.ci_low) and np.isnan(ratio.estimate)
+    numeric = ["estimate", "ci_low", "ci_high", "wilson_low", "wilson_high"]
+    assert all(pd.api.types.is_float_dtype(out[c]) for c in numeric)
+
+
 def test_a_source_whose_every_cell_was_filtered_gives_empty_estimates():
     from analysis.inference.clustered import CLUSTERED_COLUMNS
     from analysis.inference.passk import PASS_K_COLUMNS

@@ -117,9 +117,9 @@ def percentile_interval(replicates: np.ndarray, axis: int = 0) -> tuple[np.ndarr
     if not missing.any():
         low, high = np.percentile(replicates, [2.5, 97.5], axis=axis)
         return low, high
-    if missing.all():
+    if missing.all():  # NaN bounds shaped as np.percentile's: a scalar for a 1-D input
         shape = np.delete(np.array(replicates.shape), axis)
-        empty = np.full(tuple(shape), np.nan)
+        empty = np.full(tuple(shape), np.nan)[()]
         return empty, empty
     with np.errstate(all="ignore"), warnings.catch_warnings():
         warnings.simplefilter("ignore", RuntimeWarning)  # an all-NaN column: NaN bounds
