@@ -43,6 +43,24 @@ def test_every_figure_is_saved_and_shown_in_its_notebook(built_paper, catalogue)
         assert images_in(built_paper / "notebooks" / f"{notebook}.ipynb") >= count, notebook
 
 
+def test_every_table_prints_its_fractions_rounded(built_paper, catalogue):
+    """What the typeset report and the Markdown print is rounded: a column of unrounded
+    numbers in the CSV is marked as fractions (the report rounds those), and no Markdown cell
+    shows one. An object column holding numbers was printed unrounded."""
+    unrounded = re.compile(r"^[-+]?\d+\.\d{4,}(e-?\d+)?$")
+    tables = [e for e in catalogue.values() if e["kind"] == "table" and "columns" in e]
+    assert tables
+    for entry in tables:
+        frame = pd.read_csv(built_paper / "tables" / f"{entry['name']}.csv", dtype=str)
+        for column, fraction in zip(entry["columns"], entry["fractions"], strict=True):
+            if not fraction:
+                raw = frame[column].dropna().str.strip()
+                assert not raw.str.match(unrounded).any(), f"{entry['name']}: {column}"
+        markdown = (built_paper / "tables" / f"{entry['name']}.md").read_text()
+        cells = [c.strip() for line in markdown.splitlines()[2:] for c in line.split("|")]
+        assert not any(unrounded.match(c) for c in cells), entry["name"]
+
+
 def test_html_report_is_self_contained(built_paper, catalogue):
     page = (built_paper / "index.html").read_text()
     assert re.search(r"<title>[^<]*SteerBench-Work[^<]*</title>", page)
