@@ -1,0 +1,82 @@
+"""The typeset report's tables (analysis/templates/report.typ), compiled on small folders the
+tests write: long tables go on over pages, constant columns are said once, identifiers wrap."""
+
+from __future__ import annotations
+
+import json
+import re
+from pathlib import Path
+
+import typst
+
+from analysis.paper_pdf import render_pdf
+
+CLAIMS_HEADER = (
+    "section,statement,name,published,recomputed,unit,published_counts,recomputed_counts,"
+    "status,difference"
+)
+
+
+def _paper(folder: Path, rows: list[list[str]]) -> tuple[int, dict]:
+    """Compile a report whose corpus section holds one table of ``rows`` (method,
+    condition, note); its page count and the table's figure as Typst queries it."""
+    (folder / "tables").mkdir(parents=True, exist_ok=True)
+    lines = ["method,condition,note", *(",".join(f'"{c}"' for c in row) for row in rows)]
+    (folder / "tables" / "t.csv").write_text("\n".join(lines) + "\n")
+    claim = "Corpus,scenarios,corpus.scenarios,106,106,scenarios,,,reproduced,"
+    (folder / "tables" / "claims.csv").write_text(f"{CLAIMS_HEADER}\n{claim}\n")
+    columns = ["method", "condition", "note"]
+    catalogue = {
+        "tables/t": {
+            "kind": "table",
+            "name": "t",
+            "caption": "A table.",
+            "notebook": "01-corpus",
+            "columns": columns,
+            "headers": ["Method", "Condition", "Note"],
+            "percent": [False] * 3,
+            "fractions": [False] * 3,
+            "rows": len(rows),
+        },
+        "tables/claims": {"kind": "table", "name": "claims", "caption": "C.", "notebook": "b"},
+    }
+    (folder / "catalogue.json").write_text(json.dumps(catalogue))
+    (folder / "numbers.json").write_text(json.dumps({"release": "test", "numbers": {}}))
+    pdf = render_pdf(folder).read_bytes()
+    pages = int(re.findall(rb"/Type/Pages/Count (\d+)", pdf)[0])
+    found = typst.query(
+        str(folder / "paper.typ"),
+        "figure.where(kind: table)",
+        root=str(folder),
+        ignore_system_fonts=True,
+    )
+    return pages, json.loads(found)[0]
+
+
+def _texts(element) -> list[str]:
+    if isinstance(element, dict):
+        own = [element["text"]] if isinstance(element.get("text"), str) else []
+        return own + [t for value in element.values() for t in _texts(value)]
+    if isinstance(element, list):
+        return [t for value in element for t in _texts(value)]
+    return []
+
+
+def test_a_table_taller_than_a_page_goes_on_over_the_next(tmp_path):
+    """Unbreakable, a 40-row table of long rows took one page and drew its last rows over
+    each other at its foot; it now takes as many pages as it needs."""
+    long = "words that wrap " * 40
+    short, _ = _paper(tmp_path / "short", [["m", f"c{i}", f"{i} {long}"] for i in range(3)])
+    tall, _ = _paper(tmp_path / "tall", [["m", f"c{i}", f"{i} {long}"] for i in range(40)])
+    assert tall - short >= 3
+
+
+def test_a_column_the_same_in_every_row_is_said_once(tmp_path):
+    rows = [["same method", "detector_conflict", "a"], ["same method", "clean_control", "b"]]
+    _, figure = _paper(tmp_path, rows)
+    (table,) = [e for e in figure["body"]["child"]["children"] if e.get("func") == "table"]
+    assert len(table["columns"]) == 2  # condition and note; the method under the table
+    texts = _texts(figure)
+    assert texts.count("same method") == 1
+    assert any(t.startswith("In every row") for t in texts)
+    assert "detector_\u200bconflict" in texts  # free to wrap after its underscore
