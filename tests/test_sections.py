@@ -538,6 +538,16 @@ def test_rank_figure_ticks_whole_ranks() -> None:
     plt.close(fig)
 
 
+def test_rank_figure_of_one_condition_shows_rank_one_alone() -> None:
+    ranks = pd.DataFrame({"condition": ["a"], "rank": [1], "rank_low": [1], "rank_high": [1]})
+    fig = rank_figure(ranks, "ranks")
+    ax = fig.axes[0]
+    assert ax.get_xlim() == (1.5, 0.5)  # best at the right
+    visible = [t for t in ax.get_xticks() if 0.5 <= t <= 1.5]
+    assert visible == [1]
+    plt.close(fig)
+
+
 def test_reasoning_figure_without_any_pair_says_so() -> None:
     contrasts = reasoning_contrasts(pd.DataFrame(columns=["model", "reasoning_level"]))
     fig = reasoning_figure(contrasts)

@@ -195,8 +195,9 @@ def rank_figure(ranks: pd.DataFrame, title: str) -> plt.Figure:
     ax.plot(order["rank"], order.index, "o", color=PAIR[0])
     ax.set_yticks(list(order.index), order.condition, fontsize=7)
     ax.set(xlabel="rank (95% bootstrap interval)", title=f"{title}\n{note}".strip())
-    ax.xaxis.set_major_locator(MaxNLocator(integer=True))  # ranks are whole numbers
-    ax.invert_xaxis()
+    ax.xaxis.set_major_locator(MaxNLocator(integer=True, min_n_ticks=1))  # whole ranks
+    # best at the right, half a rank beyond the extremes (one condition: rank 1 alone)
+    ax.set_xlim(max(order.rank_high.max(), order["rank"].max()) + 0.5, 0.5)
     tight_layout(fig)
     return fig
 
