@@ -509,6 +509,14 @@ def test_pass_k_figure_names_each_line_and_caps_them(n_conditions: int) -> None:
     plt.close(fig)
 
 
+def test_pass_k_figure_draws_probabilities_on_0_to_100_percent() -> None:
+    passk = pd.DataFrame({"condition": "m (off)", "k": [1, 2, 3], "estimate": 1.0})
+    fig = pass_k_figure(passk, "pass^k")
+    low, high = fig.axes[0].get_ylim()
+    assert low < 0 and 100 < high < 105  # one line at 100% is not drawn on a 96-104% axis
+    plt.close(fig)
+
+
 def test_per_trial_inference_on_a_source_whose_every_cell_was_filtered(tmp_path, capsys):
     from analysis.inference.simulate import simulated_cells
     from analysis.sections.inference import per_trial_inference

@@ -17,7 +17,7 @@ from matplotlib.ticker import MaxNLocator
 
 from analysis import inference as inf
 from analysis.breakdowns import POOL_OF
-from analysis.figures import PAIR, first_and_last, tight_layout
+from analysis.figures import PAIR, first_and_last, percent_axis, tight_layout
 from analysis.provenance import numbers_table, slug, value_number
 
 if TYPE_CHECKING:
@@ -229,7 +229,8 @@ def pass_k_figure(passk: pd.DataFrame, title: str) -> plt.Figure:
             f"\n(the {half} highest and {len(shown) - half} lowest pass^{top} of "
             f"{len(ranked)} conditions; the table has all)"
         )
-    ax.set(xlabel="k", ylabel="pass^k (%)", title=title, xticks=sorted(passk.k.unique()))
+    ax.set(xlabel="k", ylabel="pass^k", title=title, xticks=sorted(passk.k.unique()))
+    percent_axis(ax, "y")  # a probability: 0-100%, as every rate figure
     ax.legend(fontsize=6, loc="center left", bbox_to_anchor=(1.01, 0.5))
     tight_layout(fig)
     return fig
