@@ -4,19 +4,20 @@
 lock, restores ``paper.previous`` if a crash left no ``paper/``, checks that ``paper/`` can
 be written, and starts its warm kernels (one per worker, the notebooks' imports done once,
 reset to a fresh kernel's state before each notebook). The first kernel to answer checks
-every input, before its own imports and while the others import, and no notebook starts
-before the check passes: the scenario table, the published conditions
-(leaderboard cross-check) and the per-trial verdicts under ``data/runs``, keeping the
-checked frames for the notebooks that read them (papermill parameter ``checked_inputs``).
-It then executes ``notebooks/*.ipynb`` with papermill into a staging folder on the kernels
-(a cell that runs too long or a kernel that dies fails the build), printing one line per
-notebook, merges their numbers into ``numbers.json`` with a ``build`` record (release, git
-commit, versions, time), renders the HTML report (``index.html``) and the PDF, writes the
-stamp ``.built`` keyed by the digest of every input, and replaces ``paper/``
-only when every step succeeded. A failing notebook is named with its cell, and its partly
-executed copy is kept in ``paper.failed/``. When only some notebooks changed (nothing else
-they read did), only those run again; the others' outputs are carried over from ``paper/``,
-whose ``.built`` lists each notebook's outputs, and ``numbers/`` keeps each one's numbers.
+every input, before its own imports and while the others import: the scenario table, the
+published conditions (leaderboard cross-check) and the per-trial verdicts under
+``data/runs``, keeping the checked frames for the notebooks that read them (papermill
+parameter ``checked_inputs``), which start once the check passed; the notebooks that read
+none of them run meanwhile on the other kernels. It executes ``notebooks/*.ipynb`` with
+papermill into a staging folder on the kernels (a cell that runs too long or a kernel that
+dies fails the build), printing one line per notebook, merges their numbers into
+``numbers.json`` with a ``build`` record (release, git commit, versions, time), renders the
+HTML report (``index.html``) and the PDF, writes the stamp ``.built`` keyed by the digest
+of every input, and replaces ``paper/`` only when every step succeeded. A failing notebook
+is named with its cell, and its partly executed copy is kept in ``paper.failed/``. When
+only some notebooks changed (nothing else they read did), only those run again; the
+others' outputs are carried over from ``paper/``, whose ``.built`` lists each notebook's
+outputs, and ``numbers/`` keeps each one's numbers.
 """
 
 from __future__ import annotations
@@ -122,6 +123,7 @@ def execute(
             engine_name=ENGINE,
             km=kernel.km,
             kc=kc,
+            stop=kernel.stop,
             execution_timeout=cell_timeout,
             partial_path=executed,
             request_save_on_cell_execute=False,
@@ -206,9 +208,7 @@ def run_notebook(
     else:
         failure = None
         kernel_ok = True
-    run = NotebookRun(notebook, executed, time.perf_counter() - started, failure, kernel_ok)
-    _report(run)
-    return run
+    return NotebookRun(notebook, executed, time.perf_counter() - started, failure, kernel_ok)
 
 
 def _report(run: NotebookRun) -> None:
@@ -218,11 +218,13 @@ def _report(run: NotebookRun) -> None:
 
 @dataclass(frozen=True)
 class _Call:
-    """A job: call a function on a kernel; its failure, or None, goes to ``outcome``."""
+    """A job: call a function on a kernel; its failure, or None, goes to ``outcome`` (raised
+    as ``error`` when the function raised)."""
 
     code: str
     doing: str
     outcome: Queue
+    error: type[BuildError] = BuildError
 
 
 @dataclass(frozen=True)
@@ -236,10 +238,11 @@ class _Notebook:
 
 class NotebookRunner:
     """Warm kernels, one per worker, started at once and reused; they run all the analysis
-    code: :meth:`check_inputs` on the first one to answer (before its warm-up, while the
-    others warm up), then :meth:`run` executes the notebooks, and :meth:`call` runs any
-    other step (the report); :meth:`close` stops them. The build process itself imports no
-    part of the analysis stack."""
+    code: :meth:`run` checks the inputs on the first one to answer (before its warm-up,
+    while the others warm up and run the notebooks that need nothing checked), then
+    executes the other notebooks; :meth:`call` runs any other step (the report), and
+    :meth:`close` stops them. The build process itself imports no part of the analysis
+    stack."""
 
     def __init__(
         self, notebooks: list[Path], workers: int, cell_timeout: float = CELL_TIMEOUT
@@ -261,10 +264,9 @@ class NotebookRunner:
     def check_inputs(self, path: Path) -> Path:
         """Load and cross-check every input the notebooks read and store the checked frames
         at ``path`` (:func:`analysis.sections.opening.write_checked_inputs`), on the first
-        kernel to answer, before any notebook starts; bad input raises :class:`InputError`,
-        naming the file and the problem."""
-        function = "analysis.sections.opening.write_checked_inputs"
-        self.call(function, "checking the inputs", InputError, path=str(path))
+        kernel to answer; bad input raises :class:`InputError`, naming the file and the
+        problem."""
+        self._wait(self._check(path))
         return path
 
     def call(
@@ -273,28 +275,54 @@ class NotebookRunner:
         """Call ``function`` (``"module.name"``) with ``arguments`` (plain values) on the
         first kernel free, reset first. What it raises becomes ``error`` with its message; a
         kernel that hangs, dies or never starts, a :class:`BuildError` saying so."""
-        from analysis.kernels import KernelCodeError
-
-        module, name = function.rsplit(".", 1)
-        code = f"from {module} import {name}\n{name}(**{arguments!r})\n"
-        outcome: Queue = Queue()
-        self.jobs.put(_Call(code, doing, outcome))
-        failure = outcome.get()
-        if isinstance(failure, KernelCodeError):
-            raise error(failure.evalue or failure.ename)
-        if failure is not None:
-            raise BuildError(f"{doing}: {failure}")
+        self._wait(self._queue_call(function, doing, error, arguments))
 
     def run(
         self, notebooks: list[Path], parts: Path, checked: Path | None = None
     ) -> list[NotebookRun]:
-        """Execute ``notebooks`` (longest first is best), each into ``parts / stem``, those
-        that read them given the ``checked`` inputs."""
-        for notebook in notebooks:
-            self.jobs.put(_Notebook(notebook, parts / notebook.stem, checked))
-        runs = [self.runs.get() for _ in notebooks]
+        """Execute ``notebooks`` (longest first is best), each into ``parts / stem``, printing
+        one line for each as it ends. With ``checked``, the inputs are checked into it first
+        (:meth:`check_inputs`) and handed to the notebooks that read them, which start once
+        the check passed; those that read none of them start first, while it runs, on the
+        other kernels (a failed check raises before any notebook's line is printed)."""
+        early = [nb for nb in notebooks if checked is None or not reads_checked(nb)]
+        check = self._check(checked) if checked is not None else None
+        for notebook in early:
+            self.jobs.put(_Notebook(notebook, parts / notebook.stem, None))
+        if check is not None:
+            self._wait(check)
+            for notebook in notebooks:
+                if notebook not in early:
+                    self.jobs.put(_Notebook(notebook, parts / notebook.stem, checked))
+        runs = []
+        for _ in notebooks:
+            runs.append(self.runs.get())
+            _report(runs[-1])
         order = {nb: n for n, nb in enumerate(notebooks)}
         return sorted(runs, key=lambda run: order[run.notebook])
+
+    def _check(self, path: Path) -> _Call:
+        function = "analysis.sections.opening.write_checked_inputs"
+        return self._queue_call(function, "checking the inputs", InputError, {"path": str(path)})
+
+    def _queue_call(
+        self, function: str, doing: str, error: type[BuildError], arguments: dict
+    ) -> _Call:
+        module, name = function.rsplit(".", 1)
+        code = f"from {module} import {name}\n{name}(**{arguments!r})\n"
+        job = _Call(code, doing, Queue(), error)
+        self.jobs.put(job)
+        return job
+
+    def _wait(self, job: _Call) -> None:
+        """Wait for ``job`` to end; raise what it failed with, as its ``error``."""
+        from analysis.kernels import KernelCodeError
+
+        failure = job.outcome.get()
+        if isinstance(failure, KernelCodeError):
+            raise job.error(failure.evalue or failure.ename)
+        if failure is not None:
+            raise BuildError(f"{job.doing}: {failure}")
 
     def close(self) -> None:
         """Stop every kernel (whatever ran)."""
@@ -367,7 +395,6 @@ class NotebookRunner:
             return
         run = NotebookRun(job.notebook, job.staging / "notebooks" / job.notebook.name, 0.0)
         run.failure, run.kernel_ok = f"{job.notebook.name}: {error}", False
-        _report(run)
         self.runs.put(run)
 
     def _call(self, kernel, job: _Call):
@@ -447,14 +474,22 @@ def check_writable(paper_dir: Path) -> None:
 CHECKED_INPUTS = "checked-inputs.pkl"
 
 
+def reads_checked(notebook: Path) -> bool:
+    """Whether ``notebook``'s section reads what the input check hands on: the published
+    conditions or the per-trial verdicts (a notebook of no known section may read them)."""
+    from analysis.sections.reads import READS
+
+    reads = READS.get(notebook.stem)
+    return reads is None or reads.conditions or reads.verdicts
+
+
 def _parameters(notebook: Path, staging: Path, checked: Path | None) -> dict:
     """The papermill parameters of ``notebook``: its output folder and, for a section that
     reads the conditions or the verdicts, the checked inputs."""
     from analysis.sections.reads import READS
 
     parameters = {"output_dir": str(staging)}
-    reads = READS.get(notebook.stem)
-    if checked is not None and reads is not None and (reads.conditions or reads.verdicts):
+    if checked is not None and notebook.stem in READS and reads_checked(notebook):
         parameters["checked_inputs"] = str(checked)
     return parameters
 
@@ -576,11 +611,10 @@ def build(
         (staging / "notebooks").mkdir(parents=True)
         parts = staging / ".parts"
         parts.mkdir()
-        checked = runner.check_inputs(parts / CHECKED_INPUTS) if runner else None
+        runs = runner.run(to_run, parts, parts / CHECKED_INPUTS) if runner else []
         _seed(staging, paper_dir, reused)
         for notebook in reused:
             print(f"  {Path(notebook).stem:<24} {'':>7}  unchanged", flush=True)
-        runs = runner.run(to_run, parts, checked) if runner else []
         failed = sorted((run for run in runs if run.failure), key=lambda run: run.notebook.name)
         if failed:
             kept = _keep_failed(failed, paper_dir) / failed[0].executed.name
@@ -595,6 +629,8 @@ def build(
             )
         _finish(staging, data, notebooks, reused, runs, digest, shared, runner)
     except BaseException:
+        if runner is not None:  # no kernel writes into the staging folder once it is gone
+            runner.close()
         shutil.rmtree(staging, ignore_errors=True)
         raise
     finally:

@@ -8,6 +8,9 @@ does not wait for papermill's imports (about a second).
 
 from __future__ import annotations
 
+import functools
+import threading
+
 from papermill.clientwrap import PapermillNotebookClient
 from papermill.engines import NBClientEngine, papermill_engines
 from papermill.iorw import write_ipynb
@@ -22,7 +25,8 @@ class WarmEngine(NBClientEngine):
     """Papermill's nbclient engine on the kernel manager passed as ``km`` and the client
     passed as ``kc``, connected already (see :meth:`WarmKernel.clean`); it leaves both
     running. When execution stops on anything but a failing cell (a timeout, a dead
-    kernel), the notebook as far as it ran is written to ``partial_path``."""
+    kernel, the event ``stop`` set before a cell starts), the notebook as far as it ran is
+    written to ``partial_path``."""
 
     @classmethod
     def execute_managed_notebook(
@@ -37,6 +41,7 @@ class WarmEngine(NBClientEngine):
         km=None,
         kc=None,
         partial_path=None,
+        stop=None,
         **kwargs,
     ):
         if km is None or kc is None:
@@ -52,12 +57,19 @@ class WarmEngine(NBClientEngine):
             stderr_file=stderr_file,
         )
         client.kc = kc  # connected: nbclient neither connects another nor closes this one
+        if stop is not None:
+            client.on_cell_start = functools.partial(_unless_stopped, stop)
         try:
             return client.execute()
         except Exception:
             if partial_path is not None:
                 write_ipynb(nb_man.nb, str(partial_path))
             raise
+
+
+def _unless_stopped(stop: threading.Event, cell, cell_index: int) -> None:
+    if stop.is_set():
+        raise KernelError("stopped before a cell: the build ended")
 
 
 papermill_engines.register(ENGINE, WarmEngine)

@@ -8,6 +8,7 @@ import json
 import os
 import subprocess
 import sys
+import threading
 import time
 from pathlib import Path
 from queue import Empty
@@ -134,6 +135,22 @@ state._forget_package()
 import analysis
 print(first, second, analysis.VALUE, len(state._compiled))
 """
+
+
+@pytest.mark.slow
+def test_a_notebook_running_as_the_build_stops_runs_no_further_cell(tmp_path):
+    record = RECORD.format(folder=str(tmp_path), name="after", what="{}")
+    slow = notebook(tmp_path, "01-slow.ipynb", "import time\ntime.sleep(3)", record)
+    (tmp_path / "staging" / "notebooks").mkdir(parents=True)
+    kernel = WarmKernel(paths.PROJECT_ROOT, threading.Event())
+    kernel.start([])
+    try:
+        threading.Timer(1, kernel.stop.set).start()  # during the sleep
+        with pytest.raises(KernelError, match="stopped before a cell: the build ended"):
+            builder.execute(slow, tmp_path / "staging", kernel, cell_timeout=60)
+    finally:
+        kernel.kill()
+    assert not (tmp_path / "after.json").exists()
 
 
 def test_a_kernel_compiles_a_module_once_and_again_when_its_file_changes(tmp_path):
@@ -278,7 +295,11 @@ class FakeKernel:
 
 
 def runner_with(
-    kernels: list, monkeypatch, workers: int = 1, slow_start: bool = False
+    kernels: list,
+    monkeypatch,
+    workers: int = 1,
+    slow_start: bool = False,
+    notebooks: list[Path] | None = None,
 ) -> builder.NotebookRunner:
     """A runner of ``workers`` whose kernels are ``kernels`` in turn (a KernelError: it does
     not start); ``slow_start``: a kernel answers once a job is waiting, as a real one takes
@@ -294,7 +315,8 @@ def runner_with(
         return (None, kernel) if isinstance(kernel, Exception) else (kernel, None)
 
     monkeypatch.setattr(builder.NotebookRunner, "_start", start)
-    return builder.NotebookRunner([paths.NOTEBOOKS_DIR / "01-corpus.ipynb"], workers=workers)
+    notebooks = notebooks or [paths.NOTEBOOKS_DIR / "01-corpus.ipynb"]
+    return builder.NotebookRunner(notebooks, workers=workers)
 
 
 def test_bad_input_found_on_a_kernel_is_an_input_error_naming_the_file(monkeypatch, tmp_path):
@@ -355,6 +377,86 @@ def test_no_kernel_to_check_the_inputs_on_is_a_build_error(monkeypatch, tmp_path
             runner.check_inputs(tmp_path / "checked.pkl")
     finally:
         runner.close()
+
+
+class CheckingKernel(FakeKernel):
+    """A kernel whose input check waits for ``release`` and then raises ``raises``."""
+
+    def __init__(self, release: threading.Event, raises: Exception | None = None) -> None:
+        super().__init__()
+        self.release, self.check_raises = release, raises
+
+    def run(self, code: str, doing: str) -> None:
+        super().run(code, doing)
+        if doing == "checking the inputs":
+            assert self.release.wait(10)
+            if self.check_raises is not None:
+                raise self.check_raises
+
+
+def notebooks_run_by(monkeypatch) -> dict[str, Path | None]:
+    """Each notebook the runner executes, with the checked inputs it was given."""
+    ran = {}
+
+    def run_notebook(notebook, staging, kernel, cell_timeout, checked=None):
+        ran[notebook.stem] = checked
+        return builder.NotebookRun(notebook, staging / notebook.name, 0.1)
+
+    monkeypatch.setattr(builder, "run_notebook", run_notebook)
+    return ran
+
+
+def wait_for(condition, seconds: float = 10) -> bool:
+    deadline = time.monotonic() + seconds
+    while not condition() and time.monotonic() < deadline:
+        time.sleep(0.01)
+    return condition()
+
+
+SECTIONS = [paths.NOTEBOOKS_DIR / f"{name}.ipynb" for name in ("05-patterns", "01-corpus")]
+
+
+def test_a_notebook_reading_nothing_checked_runs_while_the_check_does(monkeypatch, tmp_path):
+    release = threading.Event()
+    kernels = [CheckingKernel(release), CheckingKernel(release)]
+    ran = notebooks_run_by(monkeypatch)
+    runner = runner_with(list(kernels), monkeypatch, 2, slow_start=True, notebooks=SECTIONS)
+    runs = []
+    thread = threading.Thread(
+        target=lambda: runs.extend(runner.run(SECTIONS, tmp_path, tmp_path / "c.pkl"))
+    )
+    try:
+        thread.start()
+        assert wait_for(lambda: "01-corpus" in ran)  # the check has not passed yet
+        assert "05-patterns" not in ran and thread.is_alive()
+        release.set()
+        thread.join(10)
+    finally:
+        release.set()
+        runner.close()
+    assert [run.notebook for run in runs] == SECTIONS
+    assert ran == {"01-corpus": None, "05-patterns": tmp_path / "c.pkl"}
+    checked_at = [k for k in kernels if "checking the inputs" in k.ran]
+    assert len(checked_at) == 1 and checked_at[0].events[0] == ("checking the inputs", "cold")
+
+
+def test_a_failed_check_prints_no_line_of_a_notebook_that_ran_meanwhile(
+    monkeypatch, tmp_path, capsys
+):
+    release = threading.Event()
+    problem = KernelCodeError("checking the inputs", "InputFileError", "/d/x.csv: no trials")
+    kernels = [CheckingKernel(release, problem), CheckingKernel(release, problem)]
+    ran = notebooks_run_by(monkeypatch)
+    runner = runner_with(kernels, monkeypatch, 2, slow_start=True, notebooks=SECTIONS)
+    threading.Thread(target=lambda: wait_for(lambda: "01-corpus" in ran) and release.set()).start()
+    try:
+        with pytest.raises(builder.InputError, match=r"/d/x\.csv: no trials"):
+            runner.run(SECTIONS, tmp_path, tmp_path / "c.pkl")
+    finally:
+        release.set()
+        runner.close()
+    assert set(ran) == {"01-corpus"}
+    assert "01-corpus" not in capsys.readouterr().out
 
 
 @pytest.mark.parametrize(
