@@ -30,6 +30,7 @@ def test_importing_the_package_imports_no_pandas(statement):
     assert result.stdout.strip() == "False", result.stderr
 
 
+@pytest.mark.slow  # a process that imports the scientific stack: about 4 s
 def test_the_inference_module_leaves_statsmodels_models_to_the_fits():
     """Every notebook kernel imports analysis.inference; statsmodels' model classes (and the
     formula machinery they load) come only when a model is fitted."""
