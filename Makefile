@@ -47,9 +47,9 @@ $(INSPECT_STAMP): $(ENV_STAMP)
 
 # The fast tier (one shared build); `make test-all` adds the slow checks (marker "slow").
 # Test files run on TEST_WORKERS processes (pytest-xdist; the tests reading paper/ together,
-# beside the build); TEST_WORKERS=0 runs them in one.
+# beside the build, handed out first); TEST_WORKERS=0 runs them in one.
 TEST_WORKERS ?= 2
-PYTEST := $(PY) -m pytest -n $(TEST_WORKERS) --dist loadgroup
+PYTEST := $(PY) -m pytest -n $(TEST_WORKERS) --dist loadgroup --no-loadscope-reorder
 
 test: data $(TEST_ENV)
 	$(PYTEST) -m "not slow"

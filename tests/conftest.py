@@ -1,7 +1,8 @@
 """Shared fixtures: the imported release's tables and the one build every paper test reads.
 
 ``make test`` imports the release first. Tests marked ``slow`` run only under
-``make test-all`` (CI).
+``make test-all`` (CI). The fixtures import the analysis stack when first used: the process
+that hands the tests to the workers never needs it.
 """
 
 from __future__ import annotations
@@ -14,9 +15,6 @@ import time
 import pytest
 
 from analysis import paths
-from analysis.leaderboard import load_conditions
-from analysis.runner.inputs import load_pinned_inputs
-from analysis.scenarios import load_scenarios
 
 
 def pytest_configure(config):
@@ -31,16 +29,22 @@ def pytest_configure(config):
 def pytest_collection_modifyitems(config, items):
     """Under ``pytest -n --dist loadgroup``, every test that reads the built paper runs on
     the worker that builds it (the others never wait for it), and each other file stays
-    on one worker, so its module fixtures are built once."""
+    on one worker, so its module fixtures are built once. The paper's tests come first:
+    xdist hands out the groups in this order (``--no-loadscope-reorder``), so the build,
+    the longest step, starts as the session does."""
+    reads_paper = {item.nodeid: "paper_dir" in item.fixturenames for item in items}
     for item in items:
-        group = "paper" if "paper_dir" in item.fixturenames else item.nodeid.split("::")[0]
+        group = "paper" if reads_paper[item.nodeid] else item.nodeid.split("::")[0]
         item.add_marker(pytest.mark.xdist_group(group))
+    items.sort(key=lambda item: not reads_paper[item.nodeid])
 
 
 @pytest.fixture(scope="session")
 def scenarios():
     if not (paths.scenarios_dir() / "MANIFEST.md").exists():
         pytest.fail("the release is not imported: run `make data` (make test does it)")
+    from analysis.scenarios import load_scenarios
+
     return load_scenarios()
 
 
@@ -49,11 +53,15 @@ def inputs():
     """The release's pinned inputs (``load_pinned_inputs``) that every runner test sends."""
     if not paths.parity_vectors().exists():
         pytest.skip("run `make data` first")
+    from analysis.runner.inputs import load_pinned_inputs
+
     return load_pinned_inputs()
 
 
 @pytest.fixture(scope="session")
 def conditions(scenarios):
+    from analysis.leaderboard import load_conditions
+
     return load_conditions(scenarios)
 
 
