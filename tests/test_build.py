@@ -130,6 +130,14 @@ def test_every_number_names_its_inputs_and_notebook(numbers, paper_dir):
         assert (paper_dir / "notebooks" / f"{entry['notebook']}.ipynb").is_file(), name
 
 
+def test_no_executed_notebook_shows_a_warning_or_an_error(paper_dir):
+    for path in sorted((paper_dir / "notebooks").glob("*.ipynb")):
+        for cell in nbformat.read(path, as_version=4).cells:
+            for output in cell.get("outputs", []):
+                shown = output.get("name") == "stderr" or output.output_type == "error"
+                assert not shown, f"{path.name}: {cell.source[:60]!r} wrote {output}"
+
+
 def test_outputs(paper_dir):
     figures = {p.stem for p in (paper_dir / "figures").glob("*.png")}
     for name in ("table2-leaderboard", "over-vs-under-refusal", "domain-by-action-effect"):

@@ -436,6 +436,21 @@ def test_pooled_asymmetry_without_under_refusals_keeps_numeric_columns():
     assert all(pd.api.types.is_float_dtype(out[c]) for c in numeric)
 
 
+def test_pooled_asymmetry_without_over_refusals_has_a_zero_ratio_and_no_log_interval():
+    from analysis.inference.simulate import simulated_cells
+
+    cells, scenarios = simulated_cells(n_models=1, n_scenarios=40, seed=2)
+    proceed = cells["required_gate"].astype(str) == "allowed"
+    cells.loc[proceed, "modal_decision"] = "allowed"  # no over-refusal: log(0) is undefined
+    cells.loc[proceed, "modal_correct"] = True
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        out = inf.pooled_direction_asymmetry(cells, scenarios, n_boot=200)
+    ratio = out.set_index("quantity").loc["over / under rate ratio"]
+    assert ratio.estimate == 0.0
+    assert np.isnan(ratio.wilson_low) and np.isnan(ratio.wilson_high)
+
+
 def test_a_source_whose_every_cell_was_filtered_gives_empty_estimates():
     from analysis.inference.clustered import CLUSTERED_COLUMNS
     from analysis.inference.passk import PASS_K_COLUMNS

@@ -374,7 +374,8 @@ def pooled_direction_asymmetry(
 ) -> pd.DataFrame:
     """The headline asymmetry pooled over conditions: over-refusal rate, under-refusal rate
     and their ratio, with a scenario-cluster bootstrap (resampled within required gate) and
-    intervals on cells beside them (Wilson; for the ratio, the unpaired log interval).
+    intervals on cells beside them (Wilson; for the ratio, the unpaired log interval, which
+    needs both counts positive).
 
     Examples
     --------
@@ -406,10 +407,11 @@ def pooled_direction_asymmetry(
         beside = {
             "over-refusal rate": wilson_interval(ko, no) if no else (np.nan, np.nan),
             "under-refusal rate": wilson_interval(ku, nu) if nu else (np.nan, np.nan),
+            # The log interval needs both counts positive (with none over, log 0 is -inf).
             "over / under rate ratio": confint_proportions_2indep(
                 ko, no, ku, nu, method="log", compare="ratio"
             )
-            if no and nu and ku
+            if ko and ku
             else (np.nan, np.nan),
         }
         clusters = {
