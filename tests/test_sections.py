@@ -177,13 +177,39 @@ def test_leaders_and_conditions_beating_both_gates(scenarios, conditions) -> Non
     ranked = rank_conditions(conditions)
     numbers = recorded(leader_numbers(ranked, degenerate_gates(scenarios)))
     best_gate = max(
-        (scenarios["required_gate"] == gate).sum() for gate in (A, B)
+        Fraction(int((scenarios["required_gate"] == gate).sum()), len(scenarios)) for gate in (A, B)
     )  # a degenerate gate is right on every scenario of its label
-    beating = sum(int(k) > best_gate for k in conditions["n_modal_correct"])
-    assert numbers["leaderboard.conditions_beating_both_gates"]["value"] == beating
-    best_modal = max(conditions["n_modal_correct"])
-    assert numbers["leaderboard.modal_leader.modal_accuracy"]["numerator"] == best_modal
+    rates = [
+        Fraction(int(k), int(n))
+        for k, n in zip(ranked.n_modal_correct, ranked.n_cells, strict=True)
+    ]
+    assert numbers["leaderboard.conditions_beating_both_gates"]["value"] == sum(
+        rate > best_gate for rate in rates
+    )
+    best = rates.index(max(rates))
+    assert numbers["leaderboard.modal_leader"]["value"] == ranked.iloc[best]["label"]
     assert numbers["leaderboard.leader"]["value"] == ranked.iloc[0]["label"]
+
+
+def test_the_modal_leader_and_the_gates_compare_rates_over_each_conditions_cells(
+    scenarios,
+) -> None:
+    gates = degenerate_gates(scenarios)  # 56 of 106 cells is the better gate: 52.8%
+    counts = {  # label: (modal correct, scored cells); filtered cells leave the denominator
+        "wide (off)": (103, 106),  # 97.2%: the most cells right
+        "narrow (off)": (100, 100),  # 100%: the best rate
+        "half (off)": (54, 56),  # 96.4%, more than the gates although fewer cells right
+        "weak (off)": (55, 106),  # 51.9%: beats neither gate
+    }
+    frame = pd.concat([gates.iloc[[0]]] * len(counts), ignore_index=True)
+    frame["label"] = list(counts)
+    frame["n_modal_correct"] = [k for k, _ in counts.values()]
+    frame["n_cells"] = [n for _, n in counts.values()]
+    numbers = recorded(leader_numbers(rank_conditions(frame), gates))
+    assert numbers["leaderboard.modal_leader"]["value"] == "narrow (off)"
+    leader = numbers["leaderboard.modal_leader.modal_accuracy"]
+    assert (leader["numerator"], leader["denominator"]) == (100, 100)
+    assert numbers["leaderboard.conditions_beating_both_gates"]["value"] == 3
 
 
 def test_leaderboard_figure_has_one_row_per_condition(scenarios, conditions) -> None:

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from fractions import Fraction
+
 import matplotlib.pyplot as plt
 import pandas as pd
 
@@ -41,13 +43,21 @@ def table2_numbers(ranked: pd.DataFrame) -> pd.DataFrame:
     return numbers_table(rows)
 
 
+def _modal_rate(row: pd.Series) -> Fraction:
+    """A condition's modal accuracy as an exact fraction of its scored cells (-1 with none)."""
+    n = int(row["n_cells"])
+    return Fraction(int(row["n_modal_correct"]), n) if n else Fraction(-1)
+
+
 def leader_numbers(ranked: pd.DataFrame, gates: pd.DataFrame) -> pd.DataFrame:
-    """The leader by mean trial accuracy (Table 2's first row) and by modal accuracy, the
-    number of conditions, and how many beat both degenerate gates
+    """The leader by mean trial accuracy (Table 2's first row) and by modal accuracy (the
+    rate over each condition's own scored cells; a tie goes to the earlier row of Table 2),
+    the number of conditions, and how many beat both degenerate gates
     (:func:`analysis.metrics.degenerate_gates`) on modal accuracy."""
     leader = ranked.iloc[0]
-    by_modal = ranked.sort_values("n_modal_correct", ascending=False, kind="stable").iloc[0]
-    beating = int((ranked["n_modal_correct"] > gates["n_modal_correct"].max()).sum())
+    by_modal = ranked.iloc[max(range(len(ranked)), key=lambda i: _modal_rate(ranked.iloc[i]))]
+    best_gate = max(_modal_rate(gate) for _, gate in gates.iterrows())
+    beating = sum(_modal_rate(row) > best_gate for _, row in ranked.iterrows())
     return numbers_table(
         [
             value_number(
