@@ -26,6 +26,7 @@ import pandas as pd
 from analysis import paths as project_paths
 from analysis.scoring import condition_scores, score_cells
 from analysis.trials import VerdictError, load_trials
+from analysis.vocabulary import verdict_file_label
 
 TABLES: tuple[str, ...] = ("trials", "cells", "conditions", "scenarios")
 FORMATS: tuple[str, ...] = ("parquet", "csv")
@@ -115,6 +116,18 @@ def write_scenarios_detail(
             f"{path}: the release format has no source; trials of {first['scenario_id']} / "
             f"{first['condition']} come from more than one source"
         )
+    written = {
+        (str(m), str(r)): verdict_file_label(str(m), str(r))
+        for m, r in trials[["model", "reasoning"]].drop_duplicates().itertuples(index=False)
+    }
+    alike: dict[str, str] = {}
+    for (model, reasoning), label in written.items():
+        if alike.setdefault(label, reasoning) != reasoning:
+            raise VerdictError(
+                f"{path}: the release format writes {model} ({alike[label]}) and {model} "
+                f"({reasoning}) both as {label!r} (a reasoning starting with 'on' is written "
+                "as plain 'on'); write one of them to another file"
+            )
     cells = score_cells(trials, scenarios)
     by_cell = {
         key: group
@@ -142,7 +155,7 @@ def write_scenarios_detail(
             )
         cell_rows.setdefault(str(cell["scenario_id"]), []).append(
             {
-                "model": str(cell["condition"]),
+                "model": written[(str(cell["model"]), str(cell["reasoning"]))],
                 "expected": required,
                 "modal_decision": None if pd.isna(modal) else str(modal),
                 "modal_count": int(cell["modal_count"]),
@@ -165,7 +178,7 @@ def write_scenarios_detail(
         scenario_entries.append({"id": sid, **meta, "model_verdicts": cell_rows.get(sid, [])})
     doc = {
         "built_from": built_from or ", ".join(sorted({str(s) for s in trials["source"]})),
-        "models": sorted({str(c) for c in trials["condition"]}),
+        "models": sorted(set(written.values())),
         "scenario_count": len(scenario_entries),
         "scenarios": scenario_entries,
     }

@@ -38,7 +38,7 @@ from analysis.formatting import (
 )
 from analysis.scoring import label_counts
 from analysis.stats import wilson_interval
-from analysis.vocabulary import ALLOWED, BLOCKED, condition_label
+from analysis.vocabulary import ALLOWED, BLOCKED, verdict_file_label
 
 #: Reasoning settings that are a model's floor; every other setting is its "high" row.
 FLOOR_SETTINGS = ("off", "minimal", "low", "none")
@@ -200,7 +200,8 @@ def parse_rows(rows: list[dict], trials_per_cell: int, scenarios: pd.DataFrame) 
         n_trials = trials_per_cell * cells
         record = {
             "label": label,
-            "condition": condition_label(str(row["model"]), str(row["reasoning"])),
+            "condition": label,
+            "verdict_label": verdict_file_label(str(row["model"]), str(row["reasoning"])),
             "model": row["model"],
             "reasoning": row["reasoning"],
             "reasoning_level": reasoning_level(str(row["reasoning"])),

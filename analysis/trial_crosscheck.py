@@ -270,8 +270,52 @@ def load_checked_cells(
                 raise CrossCheckError(", ".join(map(str, details)), problems)
             if conditions is None:
                 conditions = load_conditions(scenarios, results_dir)
+            names = published_names(conditions)
+            trials, cells = with_published_names(trials, names), with_published_names(cells, names)
             require_consistent(condition_scores(cells), conditions)
     return trials, pool_cells(cells, pool)
+
+
+def published_names(conditions: pd.DataFrame) -> dict[str, tuple[str, str]]:
+    """The published conditions by the label the verdict file gives them: ``{"kimi-k2.6
+    (on)": ("kimi-k2.6 (on (provider default))", "on (provider default)")}`` (the label and
+    reasoning of the leaderboard). Two rows the verdict file writes alike are refused: their
+    verdicts cannot be told apart."""
+    names: dict[str, tuple[str, str]] = {}
+    for written, label, reasoning in zip(
+        conditions["verdict_label"], conditions["label"], conditions["reasoning"], strict=True
+    ):
+        if written in names:
+            raise CrossCheckError(
+                "leaderboard.json",
+                [
+                    f"{names[written][0]} and {label}: the per-scenario verdict file writes "
+                    f"both as {written!r} (a reasoning starting with 'on' is written as plain "
+                    "'on'), so their verdicts cannot be told apart"
+                ],
+            )
+        names[written] = (str(label), str(reasoning))
+    return names
+
+
+def with_published_names(frame: pd.DataFrame, names: dict[str, tuple[str, str]]) -> pd.DataFrame:
+    """Trials or cells whose published conditions carry the leaderboard's name and reasoning
+    (the verdict file shortens a reasoning that starts with "on"); others are unchanged."""
+    published = (frame["source"].astype(str) == PUBLISHED).to_numpy()
+    condition = frame["condition"].astype(str)
+    renamed = {
+        written: names[written]
+        for written in condition[published].unique()
+        if written in names and names[written][0] != written
+    }
+    if not renamed:
+        return frame
+    out = frame.copy()
+    for column, part in (("condition", 0), ("reasoning", 1)):
+        values = out[column].astype(str)
+        new = condition.map({w: name[part] for w, name in renamed.items()})
+        out[column] = pd.Categorical(values.where(~(published & new.notna()), new))
+    return out
 
 
 def source_summary(cells: pd.DataFrame) -> str:

@@ -88,10 +88,14 @@ def tier_weight(irreversibility_class: str) -> int:
 
 
 def condition_label(model: str, reasoning: str) -> str:
-    """A condition's label as per-trial verdicts write it: ``"<model> (<reasoning>)"``.
+    """A condition's name, as the leaderboard and every table give it:
+    ``"<model> (<reasoning>)"``, for example ``"kimi-k2.6 (on (provider default))"``."""
+    return f"{model} ({reasoning})"
 
-    A reasoning setting that starts with "on" (for example "on (provider default)") is
-    written as plain ``on``.
-    """
+
+def verdict_file_label(model: str, reasoning: str) -> str:
+    """A condition's label as the release's per-scenario verdict file writes it: a reasoning
+    setting that starts with "on" (for example "on (provider default)") is written as plain
+    ``on``, so ``"kimi-k2.6 (on)"``."""
     setting = "on" if reasoning.startswith("on") else reasoning
     return f"{model} ({setting})"

@@ -25,7 +25,7 @@ N = None
 MODEL_A = ("model-a", "off")
 MODEL_B = ("model-b", "on (provider default)")
 LABEL_A = "model-a (off)"
-LABEL_B = "model-b (on)"
+LABEL_B = "model-b (on (provider default))"
 
 #: scenario_id -> (expected_action, irreversibility)
 HAND_SCENARIOS: dict[str, tuple[str, str]] = {

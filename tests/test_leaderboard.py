@@ -128,9 +128,10 @@ def test_every_published_weighted_miss_is_a_count(scenarios, conditions):
     assert conditions["weighted_miss_counts"].str.contains(" or ").sum() == 1
 
 
-def test_reasoning_on_variants_are_labelled_on(conditions):
+def test_a_condition_keeps_its_leaderboard_name_and_knows_its_verdict_file_label(conditions):
     kimi = conditions[conditions["label"] == "kimi-k2.6 (on (provider default))"].iloc[0]
-    assert kimi["condition"] == "kimi-k2.6 (on)"
+    assert kimi["condition"] == "kimi-k2.6 (on (provider default))"
+    assert kimi["verdict_label"] == "kimi-k2.6 (on)"
 
 
 def test_undecided_cells_are_not_limited_to_one_per_direction(scenarios, results_copy):

@@ -70,7 +70,7 @@ def test_the_leaderboard_gate_reads_the_written_release(built, scenarios):
         assert row["n_proceed_opportunities"] == plain["n_proceed"]
         assert row["n_no_decision"] == plain["n_no_decision"]
         assert f"{plain['weight_missed']}/{plain['weight_scored']}" in row["weighted_miss_counts"]
-    assert parsed.loc["gamma (on (provider default))", "condition"] == "gamma (on)"
+    assert parsed.loc["gamma (on (provider default))", "verdict_label"] == "gamma (on)"
     assert parsed.loc["delta (off)", "n_under_refusals"] == 7
     ranked = list(rank_conditions(parsed.reset_index())["label"])
     assert ranked == writer.table2_order(conditions)
@@ -80,8 +80,12 @@ def test_the_leaderboard_gate_reads_the_written_release(built, scenarios):
 def test_per_trial_crosscheck_accepts_the_release_and_refuses_swapped_trials(built, scenarios):
     root, _, _ = built
     detail = _results(root) / "scenarios-detail.json"
-    _, cells = load_checked_cells(scenarios, [detail], _results(root))
+    trials, cells = load_checked_cells(scenarios, [detail], _results(root))
     assert set(cells["source"]) == {"published"}
+    for frame in (trials, cells):  # the file writes gamma (on); the leaderboard names it
+        gamma = frame[frame["model"].astype(str) == "gamma"]
+        assert set(gamma["condition"]) == {"gamma (on (provider default))"}
+        assert set(gamma["reasoning"]) == {"on (provider default)"}
     doc = json.loads(detail.read_text())
     first, second = _two_different_cells(doc, "delta (off)")
     first["trials"], second["trials"] = second["trials"], first["trials"]

@@ -10,8 +10,10 @@ from analysis.leaderboard import CrossCheckError
 from analysis.scoring import condition_scores
 from analysis.trial_crosscheck import (
     check_trials_against_leaderboard,
+    published_names,
     require_consistent,
     source_summary,
+    with_published_names,
 )
 
 
@@ -142,3 +144,36 @@ def score_cells_of(path):
     from analysis.trials import load_scenarios_detail
 
     return score_cells(load_scenarios_detail(path), scenarios_frame())
+
+
+def test_published_verdicts_take_the_leaderboards_name_and_runs_keep_theirs() -> None:
+    board = pd.DataFrame(
+        {
+            "label": ["tau (on (budget 2048))", "tau (off)"],
+            "verdict_label": ["tau (on)", "tau (off)"],
+            "reasoning": ["on (budget 2048)", "off"],
+        }
+    )
+    frame = pd.DataFrame(
+        {
+            "condition": pd.Categorical(["tau (on)", "tau (off)", "tau (on)"]),
+            "reasoning": pd.Categorical(["on", "off", "on"]),
+            "source": ["published", "published", "run"],
+        }
+    )
+    named = with_published_names(frame, published_names(board))
+    assert named["condition"].tolist() == ["tau (on (budget 2048))", "tau (off)", "tau (on)"]
+    assert named["reasoning"].tolist() == ["on (budget 2048)", "off", "on"]
+    assert isinstance(named["condition"].dtype, pd.CategoricalDtype)
+
+
+def test_two_rows_the_verdict_file_writes_alike_are_refused() -> None:
+    board = pd.DataFrame(
+        {
+            "label": ["tau (on (budget 2048))", "tau (on (budget 8192))"],
+            "verdict_label": ["tau (on)", "tau (on)"],
+            "reasoning": ["on (budget 2048)", "on (budget 8192)"],
+        }
+    )
+    with pytest.raises(CrossCheckError, match=r"tau \(on \(budget 2048\)\) and tau \(on"):
+        published_names(board)

@@ -8,7 +8,7 @@ from pathlib import Path
 import pandas as pd
 import pytest
 from factories import (
-    LABEL_B,
+    MODEL_B,
     A,
     B,
     N,
@@ -33,7 +33,7 @@ from analysis.trials import (
     normalize_trials,
     split_condition_label,
 )
-from analysis.vocabulary import GATE_DTYPE
+from analysis.vocabulary import GATE_DTYPE, verdict_file_label
 
 DETAIL_CELL_COLUMNS = [
     "scenario_id",
@@ -71,7 +71,7 @@ def test_trials_table_columns_and_dtypes() -> None:
     assert trials["trial"].dtype == "int64"
     for column in ("scenario_id", "condition", "model", "reasoning", "status", "source"):
         assert isinstance(trials[column].dtype, pd.CategoricalDtype), column
-    assert set(trials["condition"]) == {"model-a (off)", "model-b (on)"}
+    assert set(trials["condition"]) == {"model-a (off)", "model-b (on (provider default))"}
 
 
 def test_split_condition_label() -> None:
@@ -98,11 +98,11 @@ def test_scenarios_detail_round_trip(tmp_path: Path) -> None:
     assert {"split", "unanimous", "trials", "modal_scored", "directionally_scored"} <= set(verdict)
 
     loaded = load_scenarios_detail(path, source="run")
-    # Reasoning is written as the label's setting ("on (provider default)" -> "on").
+    # The format writes a reasoning that starts with "on" as plain "on", name and all.
+    shortened = {"on (provider default)": "on", "model-b (on (provider default))": "model-b (on)"}
     expected = trials.assign(
-        reasoning=trials["reasoning"]
-        .astype(str)
-        .str.replace("on (provider default)", "on", regex=False)
+        reasoning=trials["reasoning"].astype(str).replace(shortened),
+        condition=trials["condition"].astype(str).replace(shortened),
     )
     pd.testing.assert_frame_equal(_plain(loaded), _plain(expected))
 
@@ -112,8 +112,26 @@ def test_scenarios_detail_round_trip(tmp_path: Path) -> None:
         _plain(rescored[DETAIL_CELL_COLUMNS].sort_values(["scenario_id", "condition"])),
         _plain(stated[DETAIL_CELL_COLUMNS]),
     )
-    original = score_cells(trials, scenarios).drop(columns=["reasoning"])
-    pd.testing.assert_frame_equal(_plain(rescored.drop(columns=["reasoning"])), _plain(original))
+    original = score_cells(expected, scenarios)
+    pd.testing.assert_frame_equal(_plain(rescored), _plain(original))
+
+
+def test_two_on_settings_of_one_model_cannot_share_a_verdict_file(tmp_path: Path) -> None:
+    cells = {("s-go-1", ("tau", "on (budget 2048)")): [A] * 5}
+    cells[("s-go-1", ("tau", "on (budget 8192)"))] = [B] * 5
+    path = tmp_path / "scenarios-detail.json"
+    with pytest.raises(VerdictError, match=r"both as 'tau \(on\)'"):
+        write_scenarios_detail(trials_frame(cells), scenarios_frame(), path)
+    assert not path.exists()
+    one = write_scenarios_detail(
+        trials_frame(dict(list(cells.items())[:1])), scenarios_frame(), path
+    )
+    doc = json.loads(one.read_text())
+    entry = next(e for e in doc["scenarios"] if e["id"] == "s-go-1")
+    entry["model_verdicts"] *= 2  # as if two such settings had been written
+    path.write_text(json.dumps(doc))
+    with pytest.raises(VerdictError, match=r"two verdicts of 'tau \(on\)' \(the format writes"):
+        load_scenarios_detail(path)
 
 
 def test_scenarios_detail_published_source(tmp_path: Path) -> None:
@@ -328,7 +346,7 @@ def test_discover_and_load_everything(tmp_path: Path) -> None:
     ]
     everything = load_trials([entries[0]["paths"][0], runs / "extra.parquet"])
     assert len(everything) == 45
-    assert set(everything["condition"]) >= {"z (high)", LABEL_B}
+    assert set(everything["condition"]) >= {"z (high)", verdict_file_label(*MODEL_B)}
 
 
 def test_a_run_found_twice_counts_once(tmp_path: Path) -> None:

@@ -10,6 +10,7 @@ import numpy as np
 import pandas as pd
 
 from analysis.scoring import direction_flags
+from analysis.trials.schema import split_condition_label
 
 #: Default seed and number of bootstrap resamples of every resampling method.
 SEED = 20260501
@@ -140,8 +141,8 @@ def pair_rows(arrays: CellArrays, pairs: pd.DataFrame, source: str, rows: list, 
     conditions has no scored cell is appended to ``rows`` as such and not yielded."""
     index = {c: i for i, c in enumerate(arrays.conditions)}
     for pair in pairs.loc[pairs["source"] == source].itertuples(index=False):
-        setting = pair.floor.rpartition(" (")[2].rstrip(")")
-        row = {"source": source, "contrast": f"{pair.model}: high - {setting}", **labels}
+        high, floor = split_condition_label(pair.high)[1], split_condition_label(pair.floor)[1]
+        row = {"source": source, "contrast": f"{pair.model}: {high} - {floor}", **labels}
         if pair.floor not in index or pair.high not in index:
             rows.append({**row, "n_clusters": 0, "n_unpaired": 0, "pairing": "no scored cells"})
             continue

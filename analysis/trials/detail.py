@@ -42,12 +42,22 @@ def load_scenarios_detail(
         sid = scenario.get("id")
         if not isinstance(sid, str):
             raise VerdictError(f"{path}: scenarios[{s_index}] has no string 'id'")
+        seen: set[str] = set()
         for verdict in scenario.get("model_verdicts") or []:
             label = verdict.get("model")
             try:
                 model, reasoning = split_condition_label(str(label))
             except ValueError as exc:
                 raise VerdictError(f"{path}: scenario {sid!r}: {exc}") from None
+            if label in seen:
+                why = (
+                    " (the format writes every reasoning that starts with 'on' as plain 'on', "
+                    "so two such settings of one model share this name)"
+                    if reasoning == "on"
+                    else ""
+                )
+                raise VerdictError(f"{path}: scenario {sid!r}: two verdicts of {label!r}{why}")
+            seen.add(str(label))
             trials = verdict.get("trials") or []
             n_expected = verdict.get("n_trials")
             if n_expected is not None:

@@ -5,8 +5,11 @@ The trials table (``TRIAL_COLUMNS``) has one row per (source, scenario, conditio
 ``scenario_id`` (category)
     The scenario's id.
 ``condition`` (category)
-    The condition label as per-trial verdicts write it, ``condition_label(model, reasoning)``,
-    for example ``"gpt-5.4-nano (off)"`` or ``"kimi-k2.6 (on)"``.
+    The condition's name, ``condition_label(model, reasoning)``, for example
+    ``"gpt-5.4-nano (off)"`` or ``"kimi-k2.6 (on (provider default))"``. The release's verdict
+    file shortens a reasoning that starts with "on" to ``on``; once its trials are checked
+    against the leaderboard (:func:`analysis.trial_crosscheck.load_checked_cells`), they carry
+    the leaderboard's name.
 ``model``, ``reasoning`` (category)
     The model and its reasoning setting.
 ``trial`` (int64)
