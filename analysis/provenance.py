@@ -46,6 +46,28 @@ def slug(text: str) -> str:
     return re.sub(r"[^a-z0-9_]+", "-", str(text).lower()).strip("-")
 
 
+def require_distinct_slugs(names: Iterable[str], what: str, origin: str) -> None:
+    """Refuse two different ``names`` (of ``what``: conditions, models) that :func:`slug`
+    makes one name segment, so that no two of them would share a number's name; the error
+    names ``origin`` (the file or verdicts they come from) and both names.
+
+    >>> try:
+    ...     require_distinct_slugs(["acme-1.5 (off)", "acme-1-5 (off)"], "conditions", "x.json")
+    ... except ValueError as error:
+    ...     print(str(error).partition(" in ")[0])
+    x.json: conditions 'acme-1-5 (off)' and 'acme-1.5 (off)' are both named 'acme-1-5-off'
+    """
+    seen: dict[str, str] = {}
+    for name in sorted({str(n) for n in names}):
+        key = slug(name)
+        if key in seen:
+            raise ValueError(
+                f"{origin}: {what} {seen[key]!r} and {name!r} are both named {key!r} in "
+                "numbers.json; rename one of them"
+            )
+        seen[key] = name
+
+
 def number_name(section: str, *parts: str, source: str = "published") -> str:
     """``section.part...`` for the paper's verdicts, under ``reference.`` or ``runs.`` otherwise.
 

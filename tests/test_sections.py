@@ -137,6 +137,33 @@ def test_a_section_reads_the_data_folder_it_is_given(tmp_path: Path) -> None:
     assert len(section.conditions) == len(default.conditions)
 
 
+def test_conditions_whose_names_would_share_a_number_name_are_refused(tmp_path: Path) -> None:
+    import shutil
+
+    from analysis.sections.opening import write_checked_inputs
+
+    data = tmp_path / "data"
+    shutil.copytree(paths.data_dir() / "scenarios", data / "scenarios")
+    shutil.copytree(paths.data_dir() / "runs" / paths.release(), data / "runs" / paths.release())
+    shutil.copy(paths.data_dir() / ".imported", data / ".imported")
+    board_path = data / "runs" / paths.release() / "leaderboard.json"
+    board = json.loads(board_path.read_text())
+    first, other = board["rows"][0], board["rows"][1]
+    was = f"{other['model']} ({other['reasoning']})"
+    other["model"], other["reasoning"] = first["model"].replace(".", "-"), first["reasoning"]
+    board_path.write_text(json.dumps(board))
+    named = f"{other['model']} ({other['reasoning']})"
+    manifest_path = board_path.with_name("release-manifest.json")
+    manifest = json.loads(manifest_path.read_text())
+    manifest["published_rows"] = [named if r == was else r for r in manifest["published_rows"]]
+    manifest_path.write_text(json.dumps(manifest))
+    with pytest.raises(ValueError, match=f"{board_path}: conditions .* both named") as refused:
+        write_checked_inputs(tmp_path / "checked.pkl", data)
+    assert named in str(refused.value)
+    assert f"{first['model']} ({first['reasoning']})" in str(refused.value)
+    assert not (tmp_path / "checked.pkl").exists()
+
+
 def test_checked_inputs_give_a_section_the_frames_it_would_load(tmp_path: Path) -> None:
     from analysis.sections.opening import write_checked_inputs
 

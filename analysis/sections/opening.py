@@ -19,7 +19,7 @@ import pandas as pd
 from analysis import paths
 from analysis.claims import compare
 from analysis.outputs import Output, show, stand_in_caption, stand_in_title
-from analysis.provenance import NumberBook
+from analysis.provenance import NumberBook, require_distinct_slugs
 from analysis.scenarios import load_scenarios
 from analysis.sections.reads import READS, Locations, Reads
 from analysis.trials import VerdictPaths, verdict_path_list
@@ -119,12 +119,19 @@ def load_inputs(what: Reads, where: Locations, verdict_paths: list[str] | None) 
         from analysis.leaderboard import load_conditions
 
         conditions = load_conditions(scenarios, where.results)
+        board = where.results / "leaderboard.json"
+        require_distinct_slugs(conditions["label"], "conditions", str(board))
+        require_distinct_slugs(conditions["model"], "models", str(board))
     if what.verdicts:
         from analysis.trial_crosscheck import load_checked_cells
 
         trials, cells = load_checked_cells(
             scenarios, verdict_paths, where.results, runs_dir=where.runs, conditions=conditions
         )
+        for source, part in cells.groupby("source", observed=True):
+            origin = f"{where.runs} ({source} verdicts)"
+            require_distinct_slugs(part["condition"], "conditions", origin)
+            require_distinct_slugs(part["model"], "models", origin)
     return Loaded(scenarios, conditions, trials, cells)
 
 
