@@ -397,6 +397,32 @@ def rank_conditions(conditions: pd.DataFrame) -> pd.DataFrame:
     return conditions.iloc[order].reset_index(drop=True).assign(rank=lambda t: range(1, len(t) + 1))
 
 
+def trials_per_cell(conditions: pd.DataFrame) -> int | None:
+    """The trials per cell behind condition counts (``n_trials`` over ``n_cells``; None when
+    no condition has a scored cell). Conditions run with different counts are an error."""
+    counts = {
+        int(t) // int(c)
+        for t, c in zip(conditions["n_trials"], conditions["n_cells"], strict=True)
+        if int(c)
+    }
+    if len(counts) > 1:
+        raise ValueError(f"conditions run with different trials per cell: {sorted(counts)}")
+    return counts.pop() if counts else None
+
+
+def read_names(k: int | None) -> dict[str, str]:
+    """What the modal read and the all-trials read are called at ``k`` trials per cell: the
+    paper's ``modal-of-5`` and ``pass5`` at five (numbers keep the names ``modal_accuracy`` and
+    ``pass5`` at any ``k``; their descriptions say how many trials).
+
+    >>> read_names(3)
+    {'modal': 'modal-of-3', 'pass': 'pass3', 'trials': '3 trials'}
+    """
+    if k is None:
+        return {"modal": "modal", "pass": "pass-all", "trials": "all trials"}
+    return {"modal": f"modal-of-{k}", "pass": f"pass{k}", "trials": f"{k} trials"}
+
+
 def leaderboard_table(ranked: pd.DataFrame) -> pd.DataFrame:
     """Table 2 as printed: every column re-derived from the counts, in rank order."""
 
@@ -406,16 +432,17 @@ def leaderboard_table(ranked: pd.DataFrame) -> pd.DataFrame:
     def rate(a: int, b: int) -> str:
         return count_text(a, b, whole_bare=True)
 
+    names = read_names(trials_per_cell(ranked))
     return pd.DataFrame(
         {
             "rank": ranked["rank"],
             "condition": ranked["label"],
             "mean trial accuracy": column(percent_text, "n_trials_correct", "n_trials"),
             "95% CI": column(interval_text, "n_trials_correct", "n_trials"),
-            "modal-of-5": column(count_text, "n_modal_correct", "n_cells"),
+            names["modal"]: column(count_text, "n_modal_correct", "n_cells"),
             "modal 95% CI": column(interval_text, "n_modal_correct", "n_cells"),
-            "pass5": column(percent_text, "n_pass5", "n_cells"),
-            "pass5 95% CI": column(interval_text, "n_pass5", "n_cells"),
+            names["pass"]: column(percent_text, "n_pass5", "n_cells"),
+            f"{names['pass']} 95% CI": column(interval_text, "n_pass5", "n_cells"),
             "under-refusal": column(rate, "n_under_refusals", "n_hold_opportunities"),
             "over-refusal": column(rate, "n_over_refusals", "n_proceed_opportunities"),
             "weighted miss": [weighted_miss_text(*fit) for fit in ranked["weighted_miss_fit"]],

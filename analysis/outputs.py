@@ -69,7 +69,7 @@ def human_header(column: object) -> str:
     if text.startswith("n_"):
         text, suffix = text[2:], suffix + " (n)"
     words = text.replace("_", " ")
-    return (words[:1].upper() + words[1:] + suffix).replace("Pass5", "pass5")
+    return re.sub(r"^Pass(\d)", r"pass\1", words[:1].upper() + words[1:] + suffix)
 
 
 def is_count(column: str, values: pd.Series) -> bool:

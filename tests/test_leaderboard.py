@@ -19,6 +19,7 @@ from analysis.leaderboard import (
     load_conditions,
     numerator_for,
     rank_conditions,
+    trials_per_cell,
 )
 from analysis.ratio import Ratio
 
@@ -44,6 +45,25 @@ def test_every_table2_cell_equals_the_published_string(conditions):
         source = by_label[row["condition"]]
         for column, field in COLUMNS.items():
             assert row[column] == source[field], (row["condition"], column)
+
+
+def test_table2_names_its_reads_by_the_trials_per_cell(conditions):
+    from analysis.sections.leaderboard import table2_numbers
+
+    three = conditions.assign(
+        n_trials=3 * conditions["n_cells"], n_trials_correct=3 * conditions["n_pass5"]
+    )
+    table = leaderboard_table(rank_conditions(three))
+    assert {"modal-of-3", "pass3", "pass3 95% CI"} <= set(table.columns)
+    assert not {"modal-of-5", "pass5"} & set(table.columns)
+    numbers = table2_numbers(rank_conditions(three)).set_index("name")
+    described = numbers.loc[numbers.index.str.endswith(".pass5"), "description"]
+    assert len(described) == len(conditions)
+    assert described.str.endswith("pass3: cells correct on all 3 trials").all()
+    mixed = three.copy()
+    mixed.loc[0, "n_trials"] = 5 * mixed.loc[0, "n_cells"]
+    with pytest.raises(ValueError, match=r"different trials per cell: \[3, 5\]"):
+        trials_per_cell(mixed)
 
 
 def test_counts_are_integers(conditions):

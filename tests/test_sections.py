@@ -468,6 +468,8 @@ def test_the_stability_figure_shows_the_best_and_worst_conditions_of_many():
             "modal_accuracy": [i / n for i in range(n)],
             "pass5": [i / n for i in range(n)],
             "rank_mean_trial_accuracy": [n - i for i in range(n)],
+            "n_trials": 5 * 106,
+            "n_cells": 106,
         }
     )
     fig = stability.stability_figure(reads)

@@ -18,6 +18,7 @@ from matplotlib.ticker import MaxNLocator
 from analysis import inference as inf
 from analysis.breakdowns import POOL_OF
 from analysis.figures import PAIR, first_and_last, percent_axis, tight_layout
+from analysis.leaderboard import read_names
 from analysis.provenance import numbers_table, slug, value_number
 
 if TYPE_CHECKING:
@@ -367,11 +368,16 @@ def per_trial_inference(
     )
 
     passk = inf.pass_hat_k(cells)
+    top = int(passk["k"].max()) if len(passk) else None
     section.table(
         passk,
         f"inference-{tag}-pass-k",
         "pass^k: mean over cells of C(c,k)/C(n,k); filtered cells left out, null trials wrong. "
-        "pass^1 is mean trial accuracy and pass^5 is pass5.",
+        + (
+            f"pass^1 is mean trial accuracy and pass^{top} is {read_names(top)['pass']}."
+            if top
+            else ""
+        ),
         show_rows=40,
     )
     print(pass_k_checks(passk, clustered, cells))

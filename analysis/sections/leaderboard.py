@@ -8,14 +8,16 @@ import matplotlib.pyplot as plt
 import pandas as pd
 
 from analysis.figures import PAIR, PALETTE, first_and_last, legend_below, percent_axis
+from analysis.leaderboard import read_names, trials_per_cell
 from analysis.metrics import with_rates
 from analysis.provenance import number_name, numbers_table, ratio_number, value_number
 
-#: Each Table 2 rate recorded per condition: (name, numerator, denominator, description).
+#: Each Table 2 rate recorded per condition: (name, numerator, denominator, description, in
+#: which ``{modal}``, ``{pass}`` and ``{trials}`` are :func:`analysis.leaderboard.read_names`).
 TABLE2_RATES = (
     ("mean_trial_accuracy", "n_trials_correct", "n_trials", "mean trial accuracy"),
-    ("modal_accuracy", "n_modal_correct", "n_cells", "modal-of-5 accuracy"),
-    ("pass5", "n_pass5", "n_cells", "cells correct on all five trials"),
+    ("modal_accuracy", "n_modal_correct", "n_cells", "{modal} accuracy"),
+    ("pass5", "n_pass5", "n_cells", "{pass}: cells correct on all {trials}"),
     ("under_refusal", "n_under_refusals", "n_hold_opportunities", "modal under-refusal"),
     ("over_refusal", "n_over_refusals", "n_proceed_opportunities", "modal over-refusal"),
 )
@@ -24,18 +26,24 @@ TABLE2_RATES = (
 def table2_numbers(ranked: pd.DataFrame) -> pd.DataFrame:
     """Every rate of Table 2 and the rank, per condition of
     :func:`analysis.leaderboard.rank_conditions`: ``table2.<condition>.<rate>``."""
+    names = read_names(trials_per_cell(ranked))
     rows = []
     for row in ranked.to_dict("records"):
         label = row["label"]
         rows += [
-            ratio_number(number_name("table2", label, name), row[k], row[n], f"{label}: {what}")
+            ratio_number(
+                number_name("table2", label, name),
+                row[k],
+                row[n],
+                f"{label}: {what.format(**names)}",
+            )
             for name, k, n, what in TABLE2_RATES
         ]
         rows.append(
             value_number(
                 number_name("table2", label, "rank"),
                 int(row["rank"]),
-                f"{label}: rank by mean trial accuracy, then pass5",
+                f"{label}: rank by mean trial accuracy, then {names['pass']}",
                 unit="rank",
                 digits=None,
             )
@@ -54,6 +62,7 @@ def leader_numbers(ranked: pd.DataFrame, gates: pd.DataFrame) -> pd.DataFrame:
     rate over each condition's own scored cells; a tie goes to the earlier row of Table 2),
     the number of conditions, and how many beat both degenerate gates
     (:func:`analysis.metrics.degenerate_gates`) on modal accuracy."""
+    names = read_names(trials_per_cell(ranked))
     leader = ranked.iloc[0]
     by_modal = ranked.iloc[max(range(len(ranked)), key=lambda i: _modal_rate(ranked.iloc[i]))]
     best_gate = max(_modal_rate(gate) for _, gate in gates.iterrows())
@@ -70,19 +79,22 @@ def leader_numbers(ranked: pd.DataFrame, gates: pd.DataFrame) -> pd.DataFrame:
                 "the leader's mean trial accuracy",
             ),
             ratio_number(
-                "leaderboard.leader.pass5", leader.n_pass5, leader.n_cells, "the leader's pass5"
+                "leaderboard.leader.pass5",
+                leader.n_pass5,
+                leader.n_cells,
+                f"the leader's {names['pass']}",
             ),
             value_number(
                 "leaderboard.modal_leader",
                 by_modal.label,
-                "first by modal-of-5 accuracy",
+                f"first by {names['modal']} accuracy",
                 unit="condition",
             ),
             ratio_number(
                 "leaderboard.modal_leader.modal_accuracy",
                 by_modal.n_modal_correct,
                 by_modal.n_cells,
-                "the modal leader's modal-of-5 accuracy",
+                f"the modal leader's {names['modal']} accuracy",
             ),
             value_number(
                 "leaderboard.conditions",
@@ -106,6 +118,7 @@ def leaderboard_figure(ranked: pd.DataFrame, gates: pd.DataFrame) -> plt.Figure:
     """Mean trial accuracy and pass5 per condition with Wilson 95% intervals, in Table 2's
     order, with the degenerate gates' modal accuracy as vertical lines (beyond
     ``analysis.figures.FIGURE_ROWS`` conditions, the first and the last)."""
+    names = read_names(trials_per_cell(ranked))
     rated, shown = first_and_last(with_rates(ranked))
     fig, ax = plt.subplots(figsize=(6.4, 0.22 * len(rated) + 1.4))
     y = range(len(rated))[::-1]
@@ -132,7 +145,7 @@ def leaderboard_figure(ranked: pd.DataFrame, gates: pd.DataFrame) -> plt.Figure:
         ms=4,
         capsize=2,
         elinewidth=0.8,
-        label="pass5 (95% CI)",
+        label=f"{names['pass']} (95% CI)",
     )
     for gate, style in zip(gates.itertuples(), (":", "--"), strict=True):
         ax.axvline(
@@ -144,7 +157,7 @@ def leaderboard_figure(ranked: pd.DataFrame, gates: pd.DataFrame) -> plt.Figure:
         )
     ax.set_yticks(list(y), rated.label, fontsize=7)
     ax.set_ylim(-0.8, len(rated) - 0.2)
-    ax.set(xlabel="Share of trials (mean) or cells (pass5)", title=shown)
+    ax.set(xlabel=f"Share of trials (mean) or cells ({names['pass']})", title=shown)
     percent_axis(ax)
     legend_below(ax)
     return fig

@@ -15,14 +15,15 @@ from analysis.figures import (
     percent_axis,
     row_label,
 )
+from analysis.leaderboard import read_names, trials_per_cell
 from analysis.outputs import stand_in_title
 from analysis.provenance import number_name, numbers_table, ratio_number, value_number
 
 #: The three reads: (column, numerator, denominator, marker, colour, legend label).
 READS = (
     ("mean_trial_accuracy", "n_trials_correct", "n_trials", "o", "blue", "mean trial accuracy"),
-    ("modal_accuracy", "n_modal_correct", "n_cells", "s", "orange", "modal-of-5 accuracy"),
-    ("pass5", "n_pass5", "n_cells", "^", "green", "pass5"),
+    ("modal_accuracy", "n_modal_correct", "n_cells", "s", "orange", "{modal} accuracy"),
+    ("pass5", "n_pass5", "n_cells", "^", "green", "{pass}"),
 )
 #: Colours of the trial splits, in order.
 #: The colour map of the trial splits, ordered from the most unanimous (dark) to the least:
@@ -100,6 +101,7 @@ def stability_figure(reads: pd.DataFrame, source: str = "published") -> plt.Figu
     """The three reads of each condition of ``source`` on one row, ranked by mean trial
     accuracy, joined by a grey bar spanning them."""
     ranked = _of(reads, source).sort_values("rank_mean_trial_accuracy", kind="stable")
+    names = read_names(trials_per_cell(ranked))
     reads, shown = first_and_last(ranked)
     fig, ax = plt.subplots(figsize=(6.4, 0.24 * len(reads) + 1.4))
     y = list(range(len(reads)))
@@ -112,15 +114,15 @@ def stability_figure(reads: pd.DataFrame, source: str = "published") -> plt.Figu
             marker=marker,
             s=22,
             color=PALETTE[colour],
-            label=label,
+            label=label.format(**names),
             zorder=3,
         )
     ax.set_yticks(y, reads["condition"], fontsize=7)
     ax.invert_yaxis()
     percent_axis(ax)
     ax.set(
-        xlabel="Share of trials (mean) or cells (modal, pass5)",
-        title=f"Three reads of the same five trials, {source} conditions\n{shown}".strip(),
+        xlabel=f"Share of trials (mean) or cells (modal, {names['pass']})",
+        title=f"Three reads of the same {names['trials']}, {source} conditions\n{shown}".strip(),
     )
     legend_below(ax, ncols=3)  # under the axes: no condition's marker hides behind it
     return fig
