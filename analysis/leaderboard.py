@@ -117,9 +117,10 @@ def _near(text: str, n: int) -> range:
     return range(max(0, low), min(n, high) + 1)
 
 
-def numerator_for(row: dict, label: str, field: str, n: int) -> int:
+def numerator_for(row: dict, label: str, field: str, n: int, of: str = "") -> int:
     """The integer k whose accuracy ``percent_text(k, n)`` prints as ``row[field]`` and, when the
-    row has ``<field>_ci95``, whose Wilson interval prints as that; it must be unique."""
+    row has ``<field>_ci95``, whose Wilson interval prints as that; it must be unique. ``of``
+    says where ``n`` comes from, for the error."""
     text = _field(row, label, field)
     interval = row.get(f"{field}_ci95")
     if n <= 0:
@@ -130,7 +131,10 @@ def numerator_for(row: dict, label: str, field: str, n: int) -> int:
     if len(candidates) != 1:
         raise CrossCheckError(
             LEADERBOARD_FILENAME,
-            [f"{label}: {field}: {text!r} fits {len(candidates)} counts out of {n}, not one"],
+            [
+                f"{label}: {field}: {text!r} fits {len(candidates)} counts out of {n}"
+                f"{f' ({of})' if of else ''}, not one"
+            ],
         )
     return candidates[0]
 
@@ -207,7 +211,13 @@ def parse_rows(rows: list[dict], trials_per_cell: int, scenarios: pd.DataFrame) 
             "reasoning_level": reasoning_level(str(row["reasoning"])),
             "source": "published",
             "n_trials": n_trials,
-            "n_trials_correct": numerator_for(row, label, "mean_trial_accuracy", n_trials),
+            "n_trials_correct": numerator_for(
+                row,
+                label,
+                "mean_trial_accuracy",
+                n_trials,
+                f"{cells} cells x {trials_per_cell} trials, as {paths.RELEASE_MANIFEST} pins",
+            ),
             "n_cells": cells,
             "n_modal_correct": modal_k,
             "n_pass5": numerator_for(row, label, "pass5", cells),

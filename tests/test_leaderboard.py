@@ -106,6 +106,20 @@ def test_changed_count_is_refused_naming_row_and_field(scenarios, results_copy):
     assert "recomputed from counts '58.5% (62/106)'" in message
 
 
+def test_a_trial_accuracy_that_fits_no_count_says_where_the_trials_come_from(
+    scenarios, results_copy
+):
+    manifest = results_copy / paths.RELEASE_MANIFEST
+    pinned = json.loads(manifest.read_text())
+    pinned["n_trials_per_cell"] = 7  # 742 trials of 106 cells: a published rate fits none
+    manifest.write_text(json.dumps(pinned))
+    with pytest.raises(CrossCheckError) as refused:
+        load_conditions(scenarios, results_copy)
+    pins = f"(106 cells x 7 trials, as {paths.RELEASE_MANIFEST} pins)"
+    assert ": mean_trial_accuracy: '" in str(refused.value)
+    assert f"' fits 0 counts out of 742 {pins}, not one" in str(refused.value)
+
+
 def test_changed_interval_is_refused(scenarios, results_copy):
     _edit_row(results_copy, "kimi-k2.6 (off)", "pass5_ci95", "[77.0%, 90.4%]")
     with pytest.raises(CrossCheckError, match=r"kimi-k2.6 \(off\): pass5_ci95"):
