@@ -172,6 +172,30 @@ def reasoning_pairs(conditions: pd.DataFrame) -> pd.DataFrame:
     return wide.reset_index()
 
 
+def models_without_a_pair(conditions: pd.DataFrame) -> str:
+    """One sentence naming the models :func:`reasoning_pairs` leaves out (not one floor and
+    one high row) with their settings, or saying that none is.
+
+    >>> import pandas as pd
+    >>> rows = pd.DataFrame({
+    ...     "model": ["a", "a", "b", "c", "c", "c"],
+    ...     "reasoning": ["off", "high", "off", "low", "medium", "high"],
+    ...     "reasoning_level": ["floor", "high", "floor", "floor", "high", "high"],
+    ... })
+    >>> models_without_a_pair(rows)
+    'Left out, without one floor and one high row: b (off); c (low, medium, high).'
+    """
+    rows = conditions.assign(model=conditions["model"].astype(str))
+    left = [
+        f"{model} ({', '.join(map(str, group['reasoning']))})"
+        for model, group in rows.groupby("model", sort=True)
+        if not floor_and_high(group["reasoning_level"].astype(str))
+    ]
+    if not left:
+        return "Every model has one floor and one high row."
+    return "Left out, without one floor and one high row: " + "; ".join(left) + "."
+
+
 def reasoning_contrasts(conditions: pd.DataFrame) -> pd.DataFrame:
     """High minus floor for mean trial accuracy and over-refusal, per model.
 

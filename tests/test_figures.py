@@ -141,6 +141,25 @@ def test_published_conditions_at_one_point_share_a_larger_labelled_marker():
     assert "m (off) [run] (no point: no scored anchor or mirror)" in legend
 
 
+def test_published_conditions_without_a_point_are_counted_in_the_legend():
+    from analysis.breakdowns import ANCHOR, MIRROR
+    from analysis.sections.mirrors import mirror_figure
+
+    scatter = pd.DataFrame(
+        {
+            "source": ["published"] * 3,
+            "condition": ["a (off)", "b (off)", "c (high)"],
+            f"{ANCHOR}_accuracy": [0.5, 0.9, 1.0],
+            f"{MIRROR}_accuracy": [0.25, 0.75, None],  # c: every mirror cell filtered
+        }
+    )
+    fig = mirror_figure(scatter, ["published"])
+    legend = [text.get_text() for text in fig.axes[0].get_legend().get_texts()]
+    plt.close(fig)
+    expected = "published verdicts (1 of 3 conditions without a point: no scored anchor or mirror)"
+    assert expected in legend
+
+
 @pytest.mark.parametrize("height", [2.5, 12.0])
 def test_a_legend_below_the_axes_keeps_one_gap_whatever_the_height(height):
     from analysis.figures import legend_below, use_style

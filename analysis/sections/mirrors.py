@@ -111,15 +111,22 @@ def mirror_figure(scatter: pd.DataFrame, sources: list[str]) -> plt.Figure:
     """Mirror against anchor modal accuracy, one point per condition of
     :func:`analysis.breakdowns.per_condition_pattern_accuracy`; published conditions at the
     same point share one marker (:func:`analysis.figures.scatter_coinciding`); conditions
-    outside the published pool are named; a pool with no point says so in the legend."""
+    outside the published pool are named; a pool with no point, or conditions without one,
+    says so in the legend."""
     fig, ax = plt.subplots(figsize=(5.2, 4.8))
     ax.plot([0, 100], [0, 100], linestyle=":", color="0.5", marker="", label="equal accuracy")
     for source, part in scatter.groupby("source"):
         style = source_style(source)
         x = 100 * part[f"{ANCHOR}_accuracy"]
         y = 100 * part[f"{MIRROR}_accuracy"]
-        if not (x.notna() & y.notna()).any():
+        missing = ~(x.notna() & y.notna())
+        if missing.all():
             style["label"] += " (no point: no scored anchor or mirror)"
+        elif missing.any():
+            style["label"] += (
+                f" ({int(missing.sum())} of {len(part)} conditions without a point: "
+                "no scored anchor or mirror)"
+            )
         if source == "published":
             scatter_coinciding(
                 ax,
