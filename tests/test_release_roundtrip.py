@@ -144,17 +144,19 @@ def test_round_trip_through_the_build(built, paper):
     )
     assert numbers["direction.undecided_proceed_cells"]["value"] == undecided_proceed
     for condition, counts in zip(conditions, plain, strict=True):
-        # Stability reads the leaderboard's labels; severity the per-trial conditions.
+        # Stability reads the leaderboard, severity the per-trial verdicts: both name a
+        # condition as the leaderboard does (the verdict file writes gamma (on)).
         mean = numbers[f"stability.{slug(condition.label)}.mean_trial_accuracy"]
         assert (mean["numerator"], mean["denominator"]) == (
             counts["n_trials_correct"],
             counts["n_trials"],
         )
-        miss = numbers[f"severity.{slug(condition.condition)}.weighted_miss"]
+        miss = numbers[f"severity.{slug(condition.label)}.weighted_miss"]
         assert (miss["numerator"], miss["denominator"]) == (
             counts["weight_missed"],
             counts["weight_scored"],
         )
+    assert not [name for name in numbers if ".gamma-on." in name]  # one name per condition
 
 
 @pytest.mark.slow
