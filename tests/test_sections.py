@@ -458,6 +458,13 @@ def test_inference_runs_one_source_at_a_time() -> None:
     assert seen == dict.fromkeys(("published", "run"), len(HAND_CELLS))
 
 
+def test_the_stability_caption_names_the_reads_by_the_trials_per_cell():
+    reads = pd.DataFrame({"source": "published", "n_trials": [3 * 106], "n_cells": [106]})
+    assert stability.reads_caption(reads).startswith(
+        "Mean trial accuracy, modal-of-3 accuracy and pass3 of each published condition"
+    )
+
+
 def test_the_stability_figure_shows_the_best_and_worst_conditions_of_many():
     n = 100
     reads = pd.DataFrame(

@@ -86,6 +86,16 @@ def rank_flips(reads: pd.DataFrame, source: str = "published") -> pd.DataFrame:
     return part.loc[part["modal_vs_pass5_differ"], RANK_COLUMNS].reset_index(drop=True)
 
 
+def reads_caption(reads: pd.DataFrame, source: str = "published") -> str:
+    """The stability figure's caption, naming the reads by the trials per cell."""
+    names = read_names(trials_per_cell(_of(reads, source)))
+    return (
+        f"Mean trial accuracy, {names['modal']} accuracy and {names['pass']} of each {source} "
+        "condition (from leaderboard.json), ranked by mean trial accuracy; the grey bar spans "
+        "the three reads."
+    )
+
+
 def rank_flip_text(reads: pd.DataFrame, source: str = "published") -> str:
     """One sentence: how many conditions of ``source`` rank differently by modal accuracy
     and by pass5."""
