@@ -274,4 +274,8 @@ def main(argv: list[str] | None = None) -> int:
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    # As a script this module is ``__main__``: its ReleaseError is not the one that
+    # analysis.release raises (imported from analysis.identity), so run the imported module.
+    from analysis.identity import main as _main
+
+    sys.exit(_main())

@@ -291,6 +291,16 @@ def test_changed_content_at_the_same_location_reimports(release_copy, tmp_path):
     assert json.loads((data / "runs" / VERSION / "leaderboard.json").read_text()) == document
 
 
+def test_make_data_refuses_a_tampered_release_in_one_error_line(release_copy, tmp_path):
+    victim = scenario_dir(release_copy) / f"{VICTIM}.json"
+    victim.write_text(victim.read_text() + " ")
+    data = tmp_path / "data"
+    result = run_module("analysis.identity", "data", data=data, release_dir=release_copy)
+    assert result.returncode == 2
+    assert result.stderr.startswith("error: ") and f"{VICTIM}.json" in result.stderr
+    assert "Traceback" not in result.stderr
+
+
 def test_refused_import_leaves_the_previous_one_in_place(release_copy, tmp_path):
     data = tmp_path / "data"
     import_release(release_copy, data)
