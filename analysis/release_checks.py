@@ -18,7 +18,7 @@ from pathlib import Path
 from analysis.files import read_json, read_text
 from analysis.identity import ReleaseError
 from analysis.scenarios import MANIFEST_COLUMNS
-from analysis.vocabulary import GATE_BY_VERB
+from analysis.vocabulary import DIRECTIONS, GATE_BY_VERB, TIER_WEIGHT
 
 #: Normalised domain of a calibration row (no taxonomy), from its raw ``domain`` field.
 BASELINE_DOMAINS: dict[str, str] = {
@@ -47,8 +47,18 @@ def expected_action(record: dict, file: Path) -> str:
     return verb
 
 
+def _known(record: dict, file: Path, field: str, value: object, known: tuple[str, ...]) -> None:
+    if value not in known:
+        raise ReleaseError(
+            f"{file}: scenario {record.get('id')!r}: field {field}: unknown value {value!r} "
+            f"(known: {', '.join(known)})"
+        )
+
+
 def read_scenarios(folder: Path, ids: list[str]) -> dict[str, dict]:
-    """The scenario records by id, each checked to name itself and carry a known verb."""
+    """The scenario records by id, each checked to name itself and carry a known verb, a
+    known irreversibility class (the severity weights know six) and, where it has one, a
+    known direction."""
     records = {}
     for scenario_id in ids:
         file = folder / f"{scenario_id}.json"
@@ -56,6 +66,11 @@ def read_scenarios(folder: Path, ids: list[str]) -> dict[str, dict]:
         if not isinstance(record, dict) or record.get("id") != scenario_id:
             raise ReleaseError(f"{file}: field id: does not name scenario {scenario_id!r}")
         expected_action(record, file)
+        irreversibility = record.get("irreversibility_class")
+        _known(record, file, "irreversibility_class", irreversibility, tuple(TIER_WEIGHT))
+        taxonomy = record.get("taxonomy") or {}
+        if "direction" in taxonomy:
+            _known(record, file, "taxonomy.direction", taxonomy["direction"], DIRECTIONS)
         records[scenario_id] = record
     return records
 

@@ -208,6 +208,26 @@ def test_unknown_expected_action_is_refused_naming_the_file(release_copy, tmp_pa
     assert f"{VICTIM}.json" in message
 
 
+MIRROR = "apple-card-mirror-credit-extension-tier-b-004"  # a row with a taxonomy
+
+
+@pytest.mark.parametrize(
+    ("scenario", "field", "value"),
+    [(VICTIM, "irreversibility_class", "catastrophic"), (MIRROR, "taxonomy.direction", "mixed")],
+)
+def test_an_unknown_class_or_direction_is_refused_naming_file_and_field(
+    release_copy, tmp_path, scenario, field, value
+):
+    victim = scenario_dir(release_copy) / f"{scenario}.json"
+    record = json.loads(victim.read_text())
+    parent, _, key = field.rpartition(".")
+    (record[parent] if parent else record)[key] = value
+    victim.write_text(json.dumps(record, indent=2))
+    repin(release_copy)
+    message = refused(release_copy, tmp_path, f"field {field}: unknown value '{value}'")
+    assert f"{scenario}.json: scenario '{scenario}'" in message
+
+
 @pytest.mark.parametrize(
     "relative",
     [f"scenario-sets/{SCENARIO_SET}/{VICTIM}.json", f"results/{VERSION}/leaderboard.json"],
