@@ -18,8 +18,9 @@ from analysis.files import read_json
 from analysis.vocabulary import (
     DIRECTION_DTYPE,
     GATE_DTYPE,
+    GATES,
     IRREVERSIBILITY_DTYPE,
-    PATTERN_DTYPE,
+    PATTERNS,
     required_gate,
     tier_weight,
 )
@@ -174,11 +175,38 @@ def load_scenarios(
         for risk, integrity in zip(table["risk_flags"], table["integrity_flags"], strict=True)
     ]
 
-    gold = read_json(results_dir / "human-validation" / "gold-labels.json", error=ScenarioError)
     table["human_gate"] = table["scenario_id"].map(
-        {sid: label.get("gate_state") for sid, label in gold["labels"].items()}
+        human_gates(results_dir / "human-validation" / "gold-labels.json", table["scenario_id"])
     )
     return _typed(table)
+
+
+def human_gates(path: Path, scenario_ids: pd.Series) -> dict[str, str]:
+    """The three-rater majority gate of each scenario from ``gold-labels.json``; a file that
+    does not label every scenario of the set with a known gate, or labels another, is
+    refused naming the file and the scenarios (the human-label comparisons need them all)."""
+    gold = read_json(path, error=ScenarioError)
+    labels = gold.get("labels") if isinstance(gold, dict) else None
+    if not isinstance(labels, dict):
+        raise ScenarioError(f"{path}: field labels: missing or not an object")
+    gates = {
+        str(sid): label.get("gate_state") if isinstance(label, dict) else None
+        for sid, label in labels.items()
+    }
+    ids = set(scenario_ids.astype(str))
+    problems = [f"no label for {sid}" for sid in sorted(ids - set(gates))]
+    problems += [f"a label for {sid}, not in the scenario set" for sid in sorted(set(gates) - ids)]
+    problems += [
+        f"{sid}: field gate_state: unknown value {gate!r} (known: {', '.join(GATES)})"
+        for sid, gate in sorted(gates.items())
+        if sid in ids and gate not in GATES
+    ]
+    if problems:
+        shown = "; ".join(problems[:5]) + (
+            f"; and {len(problems) - 5} more" if len(problems) > 5 else ""
+        )
+        raise ScenarioError(f"{path}: {shown}")
+    return gates
 
 
 def _check_against_manifest(table: pd.DataFrame, manifest: pd.DataFrame, where: Path) -> None:
@@ -232,7 +260,10 @@ def _typed(table: pd.DataFrame) -> pd.DataFrame:
             "required_gate": GATE_DTYPE,
             "human_gate": GATE_DTYPE,
             "direction": DIRECTION_DTYPE,
-            "boundary_pattern": PATTERN_DTYPE,
+            # the paper's eight patterns in order, then any other the release defines
+            "boundary_pattern": pd.CategoricalDtype(
+                [*PATTERNS, *sorted(set(table["boundary_pattern"].dropna()) - set(PATTERNS))]
+            ),
             "irreversibility": IRREVERSIBILITY_DTYPE,
             "tier_weight": "int64",
         }

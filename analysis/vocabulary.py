@@ -48,7 +48,6 @@ PATTERNS = (
     "calibration_control",
     "risk_resolved",
 )
-PATTERN_DTYPE = pd.CategoricalDtype(list(PATTERNS))
 
 #: A trial's status; a trials table lists these first (a layout may add others).
 STATUSES: tuple[str, ...] = (

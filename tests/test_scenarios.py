@@ -64,3 +64,68 @@ def test_types_are_closed_sets(scenarios):
 )
 def test_pattern_inference_rules(provenance, tags, pattern):
     assert infer_pattern(provenance, tags) == pattern
+
+
+def _scenario_copy(tmp_path):
+    import shutil
+
+    from analysis import paths
+
+    shutil.copytree(paths.scenarios_dir(), tmp_path / "scenarios")
+    shutil.copytree(paths.results_dir(), tmp_path / "results")
+    return tmp_path / "scenarios", tmp_path / "results"
+
+
+MIRROR = "apple-card-mirror-credit-extension-tier-b-004"
+
+
+def test_a_pattern_the_release_defines_beyond_the_papers_eight_gets_its_own_category(tmp_path):
+    import json
+
+    from analysis.scenarios import load_scenarios
+
+    folder, results = _scenario_copy(tmp_path)
+    sidecar = folder / "_SCENARIO_PATTERNS.json"
+    document = json.loads(sidecar.read_text())
+    document["scenarios"][MIRROR]["boundary_pattern"] = "novel_boundary"
+    sidecar.write_text(json.dumps(document))
+    manifest = folder / "MANIFEST.md"
+    rows = manifest.read_text().splitlines()
+    rows = [
+        r.replace(" | incident_mirror | ", " | novel_boundary | ") if MIRROR in r else r
+        for r in rows
+    ]
+    manifest.write_text("\n".join(rows) + "\n")
+    table = load_scenarios(folder, results)
+    assert list(table["boundary_pattern"].cat.categories)[-1] == "novel_boundary"
+    assert table["boundary_pattern"].notna().all()
+    assert table.set_index("scenario_id").loc[MIRROR, "boundary_pattern"] == "novel_boundary"
+
+
+@pytest.mark.parametrize(
+    ("edit", "said"),
+    [
+        (lambda labels: labels.pop(MIRROR), f"no label for {MIRROR}"),
+        (
+            lambda labels: labels.update({"not-a-scenario": {"gate_state": "allowed"}}),
+            "a label for not-a-scenario, not in the scenario set",
+        ),
+        (
+            lambda labels: labels[MIRROR].update({"gate_state": "hold"}),
+            f"{MIRROR}: field gate_state: unknown value 'hold' (known: allowed, blocked)",
+        ),
+    ],
+)
+def test_gold_labels_must_label_every_scenario_with_a_known_gate(tmp_path, edit, said):
+    import json
+
+    from analysis.scenarios import ScenarioError, load_scenarios
+
+    folder, results = _scenario_copy(tmp_path)
+    gold_path = results / "human-validation" / "gold-labels.json"
+    gold = json.loads(gold_path.read_text())
+    edit(gold["labels"])
+    gold_path.write_text(json.dumps(gold))
+    with pytest.raises(ScenarioError) as refused:
+        load_scenarios(folder, results)
+    assert str(refused.value) == f"{gold_path}: {said}"
