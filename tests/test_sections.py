@@ -433,6 +433,35 @@ def test_an_agreement_report_without_a_field_is_named(tmp_path: Path) -> None:
         reported_agreement(results)
 
 
+@pytest.mark.parametrize(
+    ("field", "value", "said"),
+    [
+        ("value", None, "field inter_annotator_agreement.gate_state.value: None is not a number"),
+        ("value", "68.55%", "gate_state.value: '68.55%' is not a number from -1 to 1"),
+        ("majority_match_count", 41, "majority_match_count: 41 is more than the 40 items"),
+    ],
+)
+def test_an_agreement_report_value_that_is_no_number_is_named(
+    tmp_path: Path, field, value, said
+) -> None:
+    results = tmp_path / "v-test"
+    audit = {
+        "inter_annotator_agreement": {
+            "gate_state": {"value": 0.6667, "percent_agreement": 0.9, "n_items": 40}
+        },
+        "canonical_alignment": {"gate_state": {"majority_match_count": 37, "n": 40}},
+    }
+    part = "canonical_alignment" if field == "majority_match_count" else "inter_annotator_agreement"
+    audit[part]["gate_state"][field] = value
+    write_reports(results, audit=audit)
+    with pytest.raises(AgreementReportError) as refused:
+        reported_agreement(results)
+    assert str(refused.value).startswith(
+        str(results / "annotation-audit" / "agreement-report.json")
+    )
+    assert said in str(refused.value)
+
+
 # --- 10: inference --------------------------------------------------------------------------
 
 

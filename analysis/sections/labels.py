@@ -64,6 +64,28 @@ def _field(report: dict, path: Path, *keys: str):
     return value
 
 
+def _number(report: dict, path: Path, *keys: str, low: float, high: float) -> Fraction:
+    """A reported number in [low, high], exactly as written (JSON numbers only)."""
+    value = _field(report, path, *keys)
+    if isinstance(value, bool) or not isinstance(value, (int, float)) or not low <= value <= high:
+        raise AgreementReportError(
+            f"{path}: field {'.'.join(keys)}: {value!r} is not a number from {low} to {high}"
+        )
+    return Fraction(str(value))
+
+
+def _count(report: dict, path: Path, *keys: str, most: int | None = None) -> int:
+    """A reported count: a whole number from 0 to ``most``."""
+    value = _field(report, path, *keys)
+    if isinstance(value, bool) or not isinstance(value, int) or value < 0:
+        raise AgreementReportError(f"{path}: field {'.'.join(keys)}: {value!r} is not a count")
+    if most is not None and value > most:
+        raise AgreementReportError(
+            f"{path}: field {'.'.join(keys)}: {value} is more than the {most} items"
+        )
+    return value
+
+
 def reported_agreement(results_dir: Path) -> tuple[pd.DataFrame, pd.DataFrame]:
     """(numbers, table) of the agreement the release reports: the three human raters' Fleiss
     kappa per field, and the LLM audit panel's kappa, exact agreement and majority match on
@@ -76,8 +98,8 @@ def reported_agreement(results_dir: Path) -> tuple[pd.DataFrame, pd.DataFrame]:
     }
     numbers, rows = [], []
     for field, label in HUMAN_FIELDS:
-        kappa = Fraction(
-            str(_field(human, human_path, "inter_annotator_agreement", field, "value"))
+        kappa = _number(
+            human, human_path, "inter_annotator_agreement", field, "value", low=-1, high=1
         )
         numbers.append(
             value_number(
@@ -96,13 +118,14 @@ def reported_agreement(results_dir: Path) -> tuple[pd.DataFrame, pd.DataFrame]:
                 shown[HUMAN_REPORT],
             )
         )
-    gate = _field(audit, audit_path, "inter_annotator_agreement", "gate_state")
-    alignment = _field(audit, audit_path, "canonical_alignment", "gate_state")
-    gate_kappa = Fraction(str(_field(gate, audit_path, "value")))
-    n_items = int(_field(gate, audit_path, "n_items"))
-    agreeing = round(float(_field(gate, audit_path, "percent_agreement")) * n_items)
-    matching = int(_field(alignment, audit_path, "majority_match_count"))
-    n_aligned = int(_field(alignment, audit_path, "n"))
+    gate = ("inter_annotator_agreement", "gate_state")
+    alignment = ("canonical_alignment", "gate_state")
+    gate_kappa = _number(audit, audit_path, *gate, "value", low=-1, high=1)
+    n_items = _count(audit, audit_path, *gate, "n_items")
+    share = _number(audit, audit_path, *gate, "percent_agreement", low=0, high=1)
+    agreeing = round(float(share) * n_items)
+    n_aligned = _count(audit, audit_path, *alignment, "n")
+    matching = _count(audit, audit_path, *alignment, "majority_match_count", most=n_aligned)
     numbers += [
         value_number(
             "labels.llm_panel.gate_kappa",
