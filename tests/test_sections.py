@@ -164,6 +164,50 @@ def test_conditions_whose_names_would_share_a_number_name_are_refused(tmp_path: 
     assert not (tmp_path / "checked.pkl").exists()
 
 
+def test_runs_whose_names_would_share_a_number_name_are_refused(tmp_path: Path) -> None:
+    import shutil
+
+    from factories import trials_frame
+
+    from analysis.sections.opening import write_checked_inputs
+
+    data = tmp_path / "data"
+    shutil.copytree(paths.data_dir() / "scenarios", data / "scenarios")
+    shutil.copytree(paths.data_dir() / "runs" / paths.release(), data / "runs" / paths.release())
+    shutil.copy(paths.data_dir() / ".imported", data / ".imported")
+    scenario = "bulk-email-001"
+    local = data / "runs" / "local"
+    local.mkdir()
+    for model in ("acme-1.5", "acme-1-5"):
+        run = trials_frame({(scenario, (model, "off")): [A] * 5})
+        run.drop(columns=["condition"]).to_csv(local / f"{model}.csv", index=False)
+    with pytest.raises(ValueError, match=r"\(run verdicts\): conditions 'acme-1-5 \(off\)' and"):
+        write_checked_inputs(tmp_path / "checked.pkl", data)
+
+
+def test_reference_policies_made_for_another_corpus_are_refused_with_the_remedy(
+    tmp_path: Path,
+) -> None:
+    import shutil
+
+    from analysis.sections.opening import write_checked_inputs
+
+    data = tmp_path / "data"
+    shutil.copytree(paths.data_dir() / "scenarios", data / "scenarios")
+    for folder in (paths.release(), paths.REFERENCE_RUNS_NAME):
+        shutil.copytree(paths.data_dir() / "runs" / folder, data / "runs" / folder)
+    shutil.copy(paths.data_dir() / ".imported", data / ".imported")
+    table = data / "runs" / paths.REFERENCE_RUNS_NAME / "trials.csv"
+    trials = pd.read_csv(table)
+    dropped = sorted(trials["scenario_id"].unique())[0]  # as if made before it was added
+    trials[trials["scenario_id"] != dropped].to_csv(table, index=False)
+    with pytest.raises(ValueError, match="make reference-runs") as refused:
+        write_checked_inputs(tmp_path / "checked.pkl", data)
+    message = str(refused.value)
+    assert message.startswith(f"{data / 'runs' / paths.REFERENCE_RUNS_NAME}: ")
+    assert f"covers 105 of the 106 scenarios of this release (none of {dropped})" in message
+
+
 def test_checked_inputs_give_a_section_the_frames_it_would_load(tmp_path: Path) -> None:
     from analysis.sections.opening import write_checked_inputs
 

@@ -123,16 +123,47 @@ def load_inputs(what: Reads, where: Locations, verdict_paths: list[str] | None) 
         require_distinct_slugs(conditions["label"], "conditions", str(board))
         require_distinct_slugs(conditions["model"], "models", str(board))
     if what.verdicts:
+        from analysis.breakdowns import POOL_OF
         from analysis.trial_crosscheck import load_checked_cells
 
         trials, cells = load_checked_cells(
             scenarios, verdict_paths, where.results, runs_dir=where.runs, conditions=conditions
         )
-        for source, part in cells.groupby("source", observed=True):
+        for source, part in cells.groupby(cells[POOL_OF].astype(str)):
             origin = f"{where.runs} ({source} verdicts)"
             require_distinct_slugs(part["condition"], "conditions", origin)
             require_distinct_slugs(part["model"], "models", origin)
+        _require_reference_policies_cover(cells, scenarios, where)
     return Loaded(scenarios, conditions, trials, cells)
+
+
+def _require_reference_policies_cover(
+    cells: pd.DataFrame, scenarios: pd.DataFrame, where: Locations
+) -> None:
+    """The reference policies stand beside the published conditions on every scenario: a
+    set of reference-policy trials made for another corpus is refused, saying how to remake
+    it (``make reference-runs``)."""
+    from analysis.breakdowns import POOL_OF
+
+    reference = cells.loc[cells[POOL_OF].astype(str) == "reference-policy"]
+    if reference.empty:
+        return
+    ids = set(scenarios["scenario_id"].astype(str))
+    for condition, part in reference.groupby("condition", observed=True):
+        have = set(part["scenario_id"].astype(str))
+        if have != ids:
+            missing, extra = sorted(ids - have), sorted(have - ids)
+            raise ValueError(
+                f"{where.runs / paths.REFERENCE_RUNS_NAME}: {condition} covers "
+                f"{len(have & ids)} of the {len(ids)} scenarios of this release"
+                + (
+                    f" (none of {', '.join(missing[:3])}{'...' if len(missing) > 3 else ''})"
+                    if missing
+                    else ""
+                )
+                + (f" and {len(extra)} it does not hold" if extra else "")
+                + "; remake the reference policies for it with `make reference-runs`"
+            )
 
 
 def write_checked_inputs(
