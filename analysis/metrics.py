@@ -50,6 +50,8 @@ class Directional:
     @property
     def raw_ratio(self) -> Fraction:
         """Over-refusal misses per under-refusal miss."""
+        if not self.under.k:
+            raise ZeroDivisionError("raw ratio: no under-refusal, so it is undefined")
         return Fraction(self.over.k, self.under.k)
 
     @property
@@ -60,6 +62,8 @@ class Directional:
     @property
     def rate_ratio(self) -> Fraction:
         """Over-refusal rate over under-refusal rate."""
+        if not self.under.k:
+            raise ZeroDivisionError("rate ratio: no under-refusal, so it is undefined")
         return self.over.rate / self.under.rate
 
 
@@ -88,13 +92,29 @@ def undecided_proceed_cells(conditions: pd.DataFrame, scenarios: pd.DataFrame) -
         (c for c in ("n_left_out", "n_provider_filtered") if c in conditions.columns), None
     )
     filtered = conditions[filtered_column] if filtered_column else pd.Series(0, conditions.index)
+    partial = conditions["n_cells"].astype("int64") + filtered != len(scenarios)
+    if partial.any():
+        name = "label" if "label" in conditions.columns else "condition"
+        named = ", ".join(map(str, conditions.loc[partial, name]))
+        raise ValueError(
+            f"undecided proceed cells are counted against all {len(scenarios)} scenarios, "
+            f"which these conditions do not cover: {named}"
+        )
     undecided = conditions["n_no_decision"].astype("int64")
     exact = missing.where(filtered == 0, missing.clip(upper=undecided))
     return exact.where(undecided > 0, 0).astype("int64")
 
 
 def direction_asymmetry(conditions: pd.DataFrame, scenarios: pd.DataFrame) -> DirectionAsymmetry:
-    """The headline: pooled directional misses and opportunities of all conditions."""
+    """The headline: pooled directional misses and opportunities of one source's conditions,
+    each covering every scenario (conditions of several sources are refused: they are never
+    pooled by accident)."""
+    sources = sorted(map(str, conditions["source"].unique())) if "source" in conditions else []
+    if len(sources) > 1:
+        raise ValueError(
+            f"direction_asymmetry: conditions of {len(sources)} sources given "
+            f"({', '.join(sources)}); pass one"
+        )
     return DirectionAsymmetry(
         over=Ratio(
             int(conditions["n_over_refusals"].sum()),

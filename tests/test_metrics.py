@@ -6,9 +6,11 @@ from fractions import Fraction
 
 import pandas as pd
 import published
+import pytest
 
 from analysis.formatting import percent, rounded
 from analysis.metrics import (
+    Directional,
     degenerate_gates,
     direction_asymmetry,
     reasoning_contrasts,
@@ -37,6 +39,25 @@ def test_rate_ratio_is_from_raw_fractions(conditions, scenarios):
     over_k, over_n, _ = published.OVER_REFUSAL
     under_k, under_n, _ = published.UNDER_REFUSAL
     assert asym.rate_ratio == Fraction(over_k, over_n) / Fraction(under_k, under_n)
+
+
+def test_direction_asymmetry_takes_one_source_covering_every_scenario(conditions, scenarios):
+    mixed = pd.concat([conditions, conditions.assign(source="run")], ignore_index=True)
+    with pytest.raises(ValueError, match=r"conditions of 2 sources given \(published, run\)"):
+        direction_asymmetry(mixed, scenarios)
+    partial = conditions.head(1).assign(
+        n_cells=4, n_left_out=0, n_proceed_opportunities=2, n_over_refusals=0
+    )
+    with pytest.raises(ValueError, match=r"which these conditions do not cover: gpt-5\.4-nano"):
+        direction_asymmetry(partial, scenarios)
+
+
+def test_a_ratio_over_no_under_refusal_says_it_is_undefined():
+    none_under = Directional(over=Ratio(3, 10), under=Ratio(0, 10))
+    with pytest.raises(ZeroDivisionError, match="rate ratio: no under-refusal"):
+        _ = none_under.rate_ratio
+    with pytest.raises(ZeroDivisionError, match="raw ratio: no under-refusal"):
+        _ = none_under.raw_ratio
 
 
 def test_degenerate_gates(scenarios):
