@@ -141,6 +141,24 @@ def test_published_conditions_at_one_point_share_a_larger_labelled_marker():
     assert "m (off) [run] (no point: no scored anchor or mirror)" in legend
 
 
+def test_other_conditions_at_one_point_share_one_label():
+    from analysis.breakdowns import ANCHOR, MIRROR
+    from analysis.sections.mirrors import mirror_figure
+
+    scatter = pd.DataFrame(
+        {
+            "source": ["run: local-a (off)", "run: local-b (off)", "run: m1 (off)"],
+            "condition": ["local-a (off)", "local-b (off)", "m1 (off)"],
+            f"{ANCHOR}_accuracy": [1.0, 1.0, 0.5],
+            f"{MIRROR}_accuracy": [1.0, 1.0, 0.25],
+        }
+    )
+    fig = mirror_figure(scatter, ["run"])
+    notes = sorted(text.get_text() for text in fig.axes[0].texts)
+    plt.close(fig)
+    assert notes == ["local-a (off)\nlocal-b (off)", "m1 (off)"]
+
+
 def test_published_conditions_without_a_point_are_counted_in_the_legend():
     from analysis.breakdowns import ANCHOR, MIRROR
     from analysis.sections.mirrors import mirror_figure

@@ -111,10 +111,11 @@ def mirror_figure(scatter: pd.DataFrame, sources: list[str]) -> plt.Figure:
     """Mirror against anchor modal accuracy, one point per condition of
     :func:`analysis.breakdowns.per_condition_pattern_accuracy`; published conditions at the
     same point share one marker (:func:`analysis.figures.scatter_coinciding`); conditions
-    outside the published pool are named; a pool with no point, or conditions without one,
-    says so in the legend."""
+    outside the published pool are named (those at one point in one label); a pool with no
+    point, or conditions without one, says so in the legend."""
     fig, ax = plt.subplots(figsize=(5.2, 4.8))
     ax.plot([0, 100], [0, 100], linestyle=":", color="0.5", marker="", label="equal accuracy")
+    named: dict[tuple[float, float], list[str]] = {}  # the other pools' points, by position
     for source, part in scatter.groupby("source"):
         style = source_style(source)
         x = 100 * part[f"{ANCHOR}_accuracy"]
@@ -149,17 +150,19 @@ def mirror_figure(scatter: pd.DataFrame, sources: list[str]) -> plt.Figure:
             edgecolor="white",
         )
         for condition, at_x, at_y in zip(part["condition"], x, y, strict=True):
-            if pd.isna(at_x) or pd.isna(at_y):
-                continue
-            right = at_x > 50
-            ax.annotate(
-                condition,
-                (at_x, at_y),
-                fontsize=6,
-                textcoords="offset points",
-                xytext=(-5 if right else 5, 4),
-                ha="right" if right else "left",
-            )
+            if not (pd.isna(at_x) or pd.isna(at_y)):
+                named.setdefault((float(at_x), float(at_y)), []).append(str(condition))
+    for (at_x, at_y), conditions in named.items():  # conditions at one point: one label
+        right = at_x > 50
+        ax.annotate(
+            "\n".join(conditions),
+            (at_x, at_y),
+            fontsize=6,
+            textcoords="offset points",
+            xytext=(-5 if right else 5, 4),
+            ha="right" if right else "left",
+            va="bottom",
+        )
     ax.set(
         xlabel="Public-harm anchors: modal accuracy",
         ylabel="Incident mirrors: modal accuracy",
