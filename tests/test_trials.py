@@ -415,6 +415,7 @@ def test_provider_filtered_column_contradicting_status_is_refused(tmp_path: Path
 
 
 def test_empty_run_dir(tmp_path: Path) -> None:
+    (tmp_path / "nothing").mkdir()
     assert discover_runs(tmp_path / "nothing") == []
 
 
@@ -430,3 +431,8 @@ def test_unknown_label_in_a_file_names_the_file(tmp_path: Path) -> None:
     rows.to_csv(tmp_path / "t.csv", index=False)
     with pytest.raises(VerdictError, match=r"t\.csv: unknown commit_permission.*'hold'"):
         load_tidy(tmp_path / "t.csv")
+
+
+def test_a_runs_folder_asked_for_that_is_not_there_is_an_error(tmp_path: Path) -> None:
+    with pytest.raises(FileNotFoundError, match=f"{tmp_path / 'nowhere'}: no such folder"):
+        load_trials(runs_dir=tmp_path / "nowhere")

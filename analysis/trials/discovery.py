@@ -42,13 +42,15 @@ def discover_runs(runs_dir: str | os.PathLike[str] | None = None) -> list[dict[s
     outside the results folder and outside run roots; Inspect logs (``*.eval``, timestamped
     ``*.json``; ``analysis.trials.inspect_log``) there too, one condition each. Raw roots under the
     reference-policies folder are skipped when the runner's tidy ``trials.csv`` is there (it
-    holds the same trials).
+    holds the same trials). A ``runs_dir`` given that is no folder is an error.
     """
     base = Path(runs_dir) if runs_dir is not None else project_paths.runs_dir()
     results = base / project_paths.release()
     reference = base / project_paths.REFERENCE_RUNS_NAME
     found: list[dict[str, Any]] = []
     if not base.is_dir():
+        if runs_dir is not None:  # a folder asked for by name: a typo is not an empty run
+            raise FileNotFoundError(f"{base}: no such folder of runs")
         return found
     detail = results / DETAIL_FILENAME
     if detail.is_file():
