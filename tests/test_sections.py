@@ -372,6 +372,18 @@ def test_mirror_numbers_per_pool(scenarios) -> None:
     assert numbers[f"{prefix}.apple_card.modal_correct"]["value"] == 0
 
 
+def test_a_run_over_some_scenarios_leaves_out_only_the_derived_flag_ones_it_holds(
+    scenarios,
+) -> None:
+    cells = always_cells(scenarios, B, "run", "few (off)")
+    flagged = scenarios.loc[scenarios.derived_flag, "scenario_id"].astype(str)
+    unflagged = scenarios.loc[~scenarios.derived_flag, "scenario_id"].astype(str)
+    held = {flagged.iloc[0], unflagged.iloc[0], unflagged.iloc[1]}
+    few = cells[cells["scenario_id"].astype(str).isin(held)]
+    numbers = recorded(sensitivity_numbers(few, scenarios))
+    assert numbers["runs.sensitivity.few-off.derived.excluded_scenarios"]["value"] == 1
+
+
 def test_sensitivity_numbers_of_always_hold(scenarios) -> None:
     """Always-hold refuses every proceed-labelled cell: each over-refusal is n of n, with n
     the proceed scenarios each check keeps (counted here by a plain loop)."""

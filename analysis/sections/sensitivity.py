@@ -50,8 +50,8 @@ def _pool_numbers(pool: str, part: pd.DataFrame, scenarios: pd.DataFrame) -> lis
     rows.append(
         value_number(
             number_name("sensitivity", "derived", "excluded_scenarios", source=pool),
-            len(derived.excluded),
-            f"derived-flag scenarios left out ({pool} cells)",
+            len(set(derived.excluded) & set(part["scenario_id"].astype(str))),
+            f"derived-flag scenarios left out of the {pool} cells",
             unit="scenarios",
             digits=None,
         )
