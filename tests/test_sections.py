@@ -482,6 +482,23 @@ def test_reported_agreement_reads_both_reports(tmp_path: Path) -> None:
     }
 
 
+def test_the_human_reports_match_count_must_be_the_gold_labels(tmp_path: Path) -> None:
+    results = tmp_path / "v-test"
+    write_reports(results)
+    report = results / "human-validation" / "agreement-report.json"
+    human = json.loads(report.read_text())
+    human["canonical_alignment"] = {"gate_state": {"n": 4, "match": 3}}
+    report.write_text(json.dumps(human))
+    scenarios = pd.DataFrame(
+        {"scenario_id": list("abcd"), "required_gate": [A, B, B, A], "human_gate": [A, A, B, B]}
+    )  # the gold labels match on a and c: 2 of 4
+    with pytest.raises(AgreementReportError, match=r"3 of 4 .* gold-labels\.json gives 2 of 4"):
+        reported_agreement(results, scenarios)
+    human["canonical_alignment"]["gate_state"]["match"] = 2
+    report.write_text(json.dumps(human))
+    assert len(reported_agreement(results, scenarios)[0]) == 6
+
+
 def test_an_agreement_report_without_a_field_is_named(tmp_path: Path) -> None:
     results = tmp_path / "v-test"
     write_reports(results, audit={"inter_annotator_agreement": {}})

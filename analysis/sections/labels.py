@@ -86,13 +86,29 @@ def _count(report: dict, path: Path, *keys: str, most: int | None = None) -> int
     return value
 
 
-def reported_agreement(results_dir: Path) -> tuple[pd.DataFrame, pd.DataFrame]:
+def reported_agreement(
+    results_dir: Path, scenarios: pd.DataFrame | None = None
+) -> tuple[pd.DataFrame, pd.DataFrame]:
     """(numbers, table) of the agreement the release reports: the three human raters' Fleiss
     kappa per field, and the LLM audit panel's kappa, exact agreement and majority match on
-    the gate, each with the report it comes from."""
+    the gate, each with the report it comes from. With ``scenarios``, the human report's own
+    count of majority gates matching the key, where it gives one, must be what the gold
+    labels give (:func:`human_key_numbers`)."""
     results_dir = Path(results_dir)
     human_path, audit_path = results_dir / HUMAN_REPORT, results_dir / AUDIT_REPORT
     human, audit = _report(human_path), _report(audit_path)
+    stated = (human.get("canonical_alignment") or {}).get("gate_state")
+    if scenarios is not None and isinstance(stated, dict) and "match" in stated:
+        keys = ("canonical_alignment", "gate_state")
+        n = _count(human, human_path, *keys, "n")
+        match = _count(human, human_path, *keys, "match", most=n)
+        gold = human_key_numbers(scenarios).iloc[0]
+        if (match, n) != (gold["numerator"], gold["denominator"]):
+            raise AgreementReportError(
+                f"{human_path}: field canonical_alignment.gate_state: {match} of {n} majority "
+                f"gates match the key, but gold-labels.json gives {gold['numerator']} of "
+                f"{gold['denominator']}"
+            )
     shown = {
         p: (Path("results") / results_dir.name / p).as_posix() for p in (HUMAN_REPORT, AUDIT_REPORT)
     }
