@@ -62,7 +62,8 @@ def judge(claim: Claim, entry: Mapping | None) -> tuple[str, str]:
     counts_differ = claim.counts is not None and _counts(entry) != "{}/{}".format(*claim.counts)
     if abs(difference) <= Fraction(str(claim.tolerance)) and not counts_differ:
         return REPRODUCED, ""
-    shown = f"{float(difference):+g}" + (f" {claim.unit}" if claim.unit else "")
+    unit = "points" if claim.unit == "%" else claim.unit  # two percentages differ in points
+    shown = f"{float(difference):+g}" + (f" {unit}" if unit else "")
     if counts_differ:
         shown += f"; counts {_counts(entry)} vs {claim.counts[0]}/{claim.counts[1]}"
     return DIFFERS, shown

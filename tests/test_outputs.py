@@ -97,7 +97,7 @@ def test_judge_statuses():
     )
     status, difference = judge(claim, {"value": 28.4, "numerator": 476, "denominator": 1677})
     assert status == DIFFERS
-    assert difference.startswith("+0.3 %") and "476/1677" in difference
+    assert difference.startswith("+0.3 points") and "476/1677" in difference
     assert judge(Claim("S", "x", "s.x", 1.0, per_trial=True), None)[0] == NEEDS_VERDICTS
     assert judge(Claim("S", "x", "s.x", 1.0), None)[0] == NOT_COMPUTED
     about = Claim("S", "gap", "s.gap", 4.0, "points", tolerance=1.0)
