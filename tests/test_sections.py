@@ -208,6 +208,24 @@ def test_reference_policies_made_for_another_corpus_are_refused_with_the_remedy(
     assert f"covers 105 of the 106 scenarios of this release (none of {dropped})" in message
 
 
+def test_the_input_check_reads_the_agreement_reports(tmp_path: Path) -> None:
+    import shutil
+
+    from analysis.sections.opening import write_checked_inputs
+
+    data = tmp_path / "data"
+    shutil.copytree(paths.data_dir() / "scenarios", data / "scenarios")
+    shutil.copytree(paths.data_dir() / "runs" / paths.release(), data / "runs" / paths.release())
+    shutil.copy(paths.data_dir() / ".imported", data / ".imported")
+    report = data / "runs" / paths.release() / "human-validation" / "agreement-report.json"
+    human = json.loads(report.read_text())
+    human["inter_annotator_agreement"]["gate_state"]["value"] = None
+    report.write_text(json.dumps(human))
+    with pytest.raises(AgreementReportError, match=f"{report}: field inter_annotator_agreement"):
+        write_checked_inputs(tmp_path / "checked.pkl", data)
+    assert not (tmp_path / "checked.pkl").exists()
+
+
 def test_checked_inputs_give_a_section_the_frames_it_would_load(tmp_path: Path) -> None:
     from analysis.sections.opening import write_checked_inputs
 

@@ -172,9 +172,14 @@ def write_checked_inputs(
     """Load and cross-check every input under ``data_dir`` once (:data:`ALL_READS`, every
     verdict found) and store the frames at ``path`` (a pickle), for :func:`open_section`'s
     ``checked_inputs``: the build does this before its notebooks start, so that each one
-    does not load and check the same files again. Bad input raises here."""
+    does not load and check the same files again; the release's agreement reports are read
+    and checked too (:func:`analysis.sections.labels.reported_agreement`). Bad input raises
+    here."""
     where = Locations.of(data_dir)
     loaded = load_inputs(ALL_READS, where, None)
+    from analysis.sections.labels import reported_agreement
+
+    reported_agreement(where.results, loaded.scenarios)  # the agreement reports read, too
     pd.to_pickle({"locations": where, "loaded": loaded}, path)
     return Path(path)
 
