@@ -26,7 +26,7 @@ import pandas as pd
 from analysis import paths as project_paths
 from analysis.scoring import condition_scores, score_cells
 from analysis.trials import VerdictError, load_trials
-from analysis.vocabulary import verdict_file_label
+from analysis.vocabulary import verdict_file_labels
 
 TABLES: tuple[str, ...] = ("trials", "cells", "conditions", "scenarios")
 FORMATS: tuple[str, ...] = ("parquet", "csv")
@@ -116,18 +116,12 @@ def write_scenarios_detail(
             f"{path}: the release format has no source; trials of {first['scenario_id']} / "
             f"{first['condition']} come from more than one source"
         )
-    written = {
-        (str(m), str(r)): verdict_file_label(str(m), str(r))
-        for m, r in trials[["model", "reasoning"]].drop_duplicates().itertuples(index=False)
-    }
-    alike: dict[str, str] = {}
-    for (model, reasoning), label in written.items():
-        if alike.setdefault(label, reasoning) != reasoning:
-            raise VerdictError(
-                f"{path}: the release format writes {model} ({alike[label]}) and {model} "
-                f"({reasoning}) both as {label!r} (a reasoning starting with 'on' is written "
-                "as plain 'on'); write one of them to another file"
-            )
+    try:
+        written = verdict_file_labels(
+            trials[["model", "reasoning"]].drop_duplicates().itertuples(index=False)
+        )
+    except ValueError as error:
+        raise VerdictError(f"{path}: {error}; write one of them to another file") from None
     cells = score_cells(trials, scenarios)
     by_cell = {
         key: group

@@ -25,7 +25,7 @@ from analysis.formatting import count_text, percent_text, weighted_miss_text
 from analysis.leaderboard import CrossCheckError, expected_strings, interval_text
 from analysis.scoring import condition_scores, score_cells
 from analysis.trials import discover_runs, load_trials, split_condition_label
-from analysis.vocabulary import condition_label
+from analysis.vocabulary import condition_label, verdict_file_labels
 
 PUBLISHED = "published"
 
@@ -281,21 +281,14 @@ def published_names(conditions: pd.DataFrame) -> dict[str, tuple[str, str]]:
     (on)": ("kimi-k2.6 (on (provider default))", "on (provider default)")}`` (the label and
     reasoning of the leaderboard). Two rows the verdict file writes alike are refused: their
     verdicts cannot be told apart."""
-    names: dict[str, tuple[str, str]] = {}
-    for written, label, reasoning in zip(
-        conditions["verdict_label"], conditions["label"], conditions["reasoning"], strict=True
-    ):
-        if written in names:
-            raise CrossCheckError(
-                "leaderboard.json",
-                [
-                    f"{names[written][0]} and {label}: the per-scenario verdict file writes "
-                    f"both as {written!r} (a reasoning starting with 'on' is written as plain "
-                    "'on'), so their verdicts cannot be told apart"
-                ],
-            )
-        names[written] = (str(label), str(reasoning))
-    return names
+    rows = list(
+        zip(conditions["model"].astype(str), conditions["reasoning"].astype(str), strict=True)
+    )
+    try:
+        written = verdict_file_labels(rows)
+    except ValueError as error:
+        raise CrossCheckError("leaderboard.json", [str(error)]) from None
+    return {written[row]: (condition_label(*row), row[1]) for row in rows}
 
 
 def with_published_names(frame: pd.DataFrame, names: dict[str, tuple[str, str]]) -> pd.DataFrame:

@@ -6,6 +6,8 @@ every other module takes them from here.
 
 from __future__ import annotations
 
+from collections.abc import Iterable
+
 import pandas as pd
 
 ALLOWED = "allowed"
@@ -98,3 +100,26 @@ def verdict_file_label(model: str, reasoning: str) -> str:
     ``on``, so ``"kimi-k2.6 (on)"``."""
     setting = "on" if reasoning.startswith("on") else reasoning
     return f"{model} ({setting})"
+
+
+def verdict_file_labels(conditions: Iterable[tuple[str, str]]) -> dict[tuple[str, str], str]:
+    """Each ``(model, reasoning)`` with its :func:`verdict_file_label`; two that the file would
+    write alike (two settings of one model starting with "on") are a ``ValueError`` naming
+    both, since their verdicts could not be told apart.
+
+    >>> verdict_file_labels([("tau", "on (budget 2048)"), ("tau", "off")])
+    {('tau', 'on (budget 2048)'): 'tau (on)', ('tau', 'off'): 'tau (off)'}
+    """
+    labels: dict[tuple[str, str], str] = {}
+    first: dict[str, tuple[str, str]] = {}
+    for model, reasoning in conditions:
+        label = verdict_file_label(str(model), str(reasoning))
+        other = first.setdefault(label, (str(model), str(reasoning)))
+        if other != (str(model), str(reasoning)):
+            raise ValueError(
+                f"{condition_label(*other)} and {condition_label(str(model), str(reasoning))}: "
+                f"the per-scenario verdict file writes both as {label!r} (a reasoning starting "
+                "with 'on' is written as plain 'on'), so their verdicts cannot be told apart"
+            )
+        labels[(str(model), str(reasoning))] = label
+    return labels

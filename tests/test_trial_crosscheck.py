@@ -151,6 +151,7 @@ def test_published_verdicts_take_the_leaderboards_name_and_runs_keep_theirs() ->
         {
             "label": ["tau (on (budget 2048))", "tau (off)"],
             "verdict_label": ["tau (on)", "tau (off)"],
+            "model": ["tau", "tau"],
             "reasoning": ["on (budget 2048)", "off"],
         }
     )
@@ -172,6 +173,7 @@ def test_two_rows_the_verdict_file_writes_alike_are_refused() -> None:
         {
             "label": ["tau (on (budget 2048))", "tau (on (budget 8192))"],
             "verdict_label": ["tau (on)", "tau (on)"],
+            "model": ["tau", "tau"],
             "reasoning": ["on (budget 2048)", "on (budget 8192)"],
         }
     )

@@ -129,25 +129,22 @@ def load_inputs(what: Reads, where: Locations, verdict_paths: list[str] | None) 
         trials, cells = load_checked_cells(
             scenarios, verdict_paths, where.results, runs_dir=where.runs, conditions=conditions
         )
-        for source, part in cells.groupby(cells[POOL_OF].astype(str)):
+        by_origin = dict(tuple(cells.groupby(cells[POOL_OF].astype(str))))
+        for source, part in by_origin.items():
             origin = f"{where.runs} ({source} verdicts)"
             require_distinct_slugs(part["condition"], "conditions", origin)
             require_distinct_slugs(part["model"], "models", origin)
-        _require_reference_policies_cover(cells, scenarios, where)
+        if "reference-policy" in by_origin:
+            _require_reference_policies_cover(by_origin["reference-policy"], scenarios, where)
     return Loaded(scenarios, conditions, trials, cells)
 
 
 def _require_reference_policies_cover(
-    cells: pd.DataFrame, scenarios: pd.DataFrame, where: Locations
+    reference: pd.DataFrame, scenarios: pd.DataFrame, where: Locations
 ) -> None:
-    """The reference policies stand beside the published conditions on every scenario: a
-    set of reference-policy trials made for another corpus is refused, saying how to remake
-    it (``make reference-runs``)."""
-    from analysis.breakdowns import POOL_OF
-
-    reference = cells.loc[cells[POOL_OF].astype(str) == "reference-policy"]
-    if reference.empty:
-        return
+    """The reference policies' cells stand beside the published conditions on every
+    scenario: a set made for another corpus is refused, saying how to remake it (``make
+    reference-runs``)."""
     ids = set(scenarios["scenario_id"].astype(str))
     for condition, part in reference.groupby("condition", observed=True):
         have = set(part["scenario_id"].astype(str))
