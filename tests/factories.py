@@ -301,3 +301,18 @@ def data_copy(tmp_path: Path) -> Path:
         paths.data_dir(), data, ignore=shutil.ignore_patterns("processed", LOCK_NAME, ".import-*")
     )
     return data
+
+
+def shown_warnings(paper_dir: Path) -> list[str]:
+    """What the executed notebooks of a build in ``paper_dir`` wrote to stderr or raised:
+    one line per such output, naming the notebook and the cell's first characters."""
+    import nbformat
+
+    shown = []
+    for path in sorted((paper_dir / "notebooks").glob("*.ipynb")):
+        for cell in nbformat.read(path, as_version=4).cells:
+            for output in cell.get("outputs", []):
+                if output.get("name") == "stderr" or output.get("output_type") == "error":
+                    text = output.get("text") or output.get("evalue", "")
+                    shown.append(f"{path.name}: {cell.source[:60]!r} wrote {text[:300]!r}")
+    return shown

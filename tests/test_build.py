@@ -15,7 +15,7 @@ from pathlib import Path
 import nbformat
 import published
 import pytest
-from factories import data_copy
+from factories import data_copy, shown_warnings
 from release_copies import copy_release, rename_version
 
 from analysis import paths
@@ -131,11 +131,7 @@ def test_every_number_names_its_inputs_and_notebook(numbers, paper_dir):
 
 
 def test_no_executed_notebook_shows_a_warning_or_an_error(paper_dir):
-    for path in sorted((paper_dir / "notebooks").glob("*.ipynb")):
-        for cell in nbformat.read(path, as_version=4).cells:
-            for output in cell.get("outputs", []):
-                shown = output.get("name") == "stderr" or output.output_type == "error"
-                assert not shown, f"{path.name}: {cell.source[:60]!r} wrote {output}"
+    assert shown_warnings(paper_dir) == []
 
 
 def test_outputs(paper_dir):

@@ -113,6 +113,26 @@ def test_unpaired_reasoning_on_the_published_counts(conditions):
     assert excluding == 7  # the count of unadjusted intervals excluding zero
 
 
+def test_unpaired_reasoning_warns_nothing_when_a_rate_is_zero_or_one():
+    rows = {"model": ["m", "m"], "reasoning": ["off", "high"], "reasoning_level": ["floor", "high"]}
+    counts = {
+        "n_trials_correct": [100, 60],  # every floor trial right: a rate of 1
+        "n_trials": [100, 100],
+        "n_over_refusals": [0, 6],  # no floor over-refusal: a rate of 0
+        "n_proceed_opportunities": [40, 40],
+        "n_modal_correct": [20, 12],
+        "n_cells": [20, 20],
+        "n_under_refusals": [0, 1],
+        "n_hold_opportunities": [10, 10],
+    }
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        table = inf.unpaired_reasoning(pd.DataFrame(rows | counts)).set_index("metric")
+    assert table.loc["over_refusal", "estimate"] == pytest.approx(0.15)
+    assert 0 < table.loc["over_refusal", "p"] < 0.05
+    assert 0 < table.loc["mean_trial_accuracy", "p"] < 1e-6
+
+
 # --------------------------------------------------------------------------------------------
 # pass^k
 # --------------------------------------------------------------------------------------------

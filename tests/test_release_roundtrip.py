@@ -12,6 +12,7 @@ from pathlib import Path
 
 import pytest
 import release_writer as writer
+from factories import shown_warnings
 
 from analysis import paths
 from analysis.leaderboard import CrossCheckError, load_conditions, rank_conditions
@@ -157,6 +158,11 @@ def test_round_trip_through_the_build(built, paper):
             counts["weight_scored"],
         )
     assert not [name for name in numbers if ".gamma-on." in name]  # one name per condition
+
+
+@pytest.mark.slow
+def test_no_executed_notebook_of_the_generated_release_shows_a_warning(paper):
+    assert shown_warnings(paper) == []
 
 
 @pytest.mark.slow

@@ -314,7 +314,11 @@ def unpaired_reasoning(conditions: pd.DataFrame) -> pd.DataFrame:
             k0, n0 = getattr(r, f"{k}_floor"), getattr(r, f"{n}_floor")
             p = np.nan
             if min(n1, n0) > 0 and not (k1 == k0 == 0 or (k1 == n1 and k0 == n0)):
-                p = float(test_proportions_2indep(k1, n1, k0, n0, method="score").pvalue)
+                # statsmodels also works out the ratio and odds ratio, which the score test
+                # of the difference does not use; with a rate of 0 or 1 they divide by zero.
+                with np.errstate(divide="ignore", invalid="ignore"):
+                    test = test_proportions_2indep(k1, n1, k0, n0, method="score")
+                p = float(test.pvalue)
             elif min(n1, n0) > 0:
                 p = 1.0
             rows.append(
