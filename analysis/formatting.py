@@ -15,6 +15,7 @@ Two kinds of text come out of this module:
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from decimal import ROUND_HALF_UP, Decimal
 from fractions import Fraction
 
@@ -32,6 +33,47 @@ def percent(k: int, n: int, digits: int = 1) -> Decimal:
     if n <= 0:
         raise ValueError(f"percentage of an empty denominator ({k}/{n})")
     return rounded(Fraction(100 * k, n), digits)
+
+
+#: The largest denominator :func:`exact_fraction` looks for.
+MAX_DENOMINATOR = 10**7
+#: How near a rounding tie (in units of the last printed digit) a double must be for
+#: :func:`fraction_texts` to round it from its exact fraction.
+TIE_WINDOW = 1e-6
+
+
+def exact_fraction(value: float) -> Fraction:
+    """The fraction of two counts that the double ``value`` was computed as: the nearest
+    fraction whose denominator is at most :data:`MAX_DENOMINATOR`. A ratio of such counts
+    comes back exactly (two of them lie at least 1e-14 apart, its double within 1e-16 of
+    it); any other value moves by less than 1e-14.
+
+    >>> exact_fraction(51 / 80), exact_fraction(0.1 + 0.2)
+    (Fraction(51, 80), Fraction(3, 10))
+    """
+    return Fraction(float(value)).limit_denominator(MAX_DENOMINATOR)
+
+
+def fraction_texts(values: Iterable[float], digits: int, scale: int = 1) -> list[str]:
+    """Each of ``values`` times ``scale`` to ``digits`` decimals, rounded half-up from its
+    exact fraction (:func:`exact_fraction`), as :func:`percent` rounds counts; a missing
+    value is a dash. A double's own rounding differs only at a tie, so only a value within
+    :data:`TIE_WINDOW` of one takes the exact route.
+
+    >>> fraction_texts([13 / 16, 51 / 80, 1 / 3, float("nan")], 1, scale=100)
+    ['81.3', '63.8', '33.3', '–']
+    """
+    texts = []
+    for value in values:
+        if value is None or value != value:
+            texts.append("–")
+            continue
+        scaled = float(value) * scale * 10**digits
+        if abs(abs(scaled) % 1 - 0.5) < TIE_WINDOW:
+            texts.append(f"{rounded(scale * exact_fraction(value), digits)}")
+        else:
+            texts.append(f"{float(value) * scale:.{digits}f}")
+    return texts
 
 
 def format_percent(value: Fraction | float | int) -> str:

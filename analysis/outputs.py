@@ -22,12 +22,16 @@ import pandas as pd
 from analysis import paths
 from analysis.figures import save_figure, shown_width, use_style
 from analysis.files import read_json
+from analysis.formatting import fraction_texts
 from analysis.latex import latex_table
 from analysis.provenance import NumberBook
 
 #: Where a notebook run outside the build writes.
 SCRATCH_DIR = paths.PROJECT_ROOT / "scratch"
 CATALOGUE = "catalogue"
+#: The rows of a table the typeset report shows, as the Markdown prints them (``cells`` of
+#: its catalogue entry); a longer table is left to its files.
+REPORT_ROWS = 40
 
 _RATE = re.compile(r"accuracy|rate|refusal|pass5|share|miss|agreement|match")
 _HEADERS = {
@@ -89,17 +93,19 @@ def with_whole_counts(frame: pd.DataFrame) -> pd.DataFrame:
 
 def presented(frame: pd.DataFrame) -> pd.DataFrame:
     """``frame`` as strings for a reader: rates in percent (one decimal), other fractions to
-    three decimals, missing values as a dash, human headers."""
+    three decimals (each rounded half-up from its exact fraction,
+    :func:`analysis.formatting.fraction_texts`), missing values as a dash, human headers."""
     shown = {}
     for column in frame.columns:
         values = frame[column]
         if is_rate(column, values):
-            cells = values.map(lambda v: "–" if pd.isna(v) else f"{100 * v:.1f}%")
+            cells = [t if t == "–" else f"{t}%" for t in fraction_texts(values, 1, scale=100)]
         elif pd.api.types.is_float_dtype(values):
-            cells = values.map(lambda v: "–" if pd.isna(v) else f"{v:.3f}")
+            cells = fraction_texts(values, 3)
         else:
             cells = values.map(lambda v: "–" if v is None or v is pd.NA else str(v))
-        shown[human_header(column)] = cells.astype(str).tolist()
+            cells = cells.astype(str).tolist()
+        shown[human_header(column)] = cells
     return pd.DataFrame(shown, columns=list(shown))
 
 
@@ -110,9 +116,10 @@ def write_table(
     caption: str = "",
     *,
     for_reader: pd.DataFrame | None = None,
-) -> None:
+) -> pd.DataFrame:
     """``frame`` as ``<folder>/<name>.csv`` (tidy names, full precision), ``.md`` and
-    ``.tex`` (human headers, rates in percent, other fractions to three decimals).
+    ``.tex`` (human headers, rates in percent, other fractions to three decimals); returns
+    the strings they show (:func:`presented`).
 
     ``for_reader``, when given, is what the Markdown and LaTeX show instead of ``frame``
     (fewer, combined columns)."""
@@ -126,6 +133,7 @@ def write_table(
         (f"{caption}\n\n" if caption else "") + markdown + "\n", "utf-8"
     )
     (folder / f"{name}.tex").write_text(latex_table(frame, caption, name, shown), "utf-8")
+    return shown
 
 
 def show(frame: pd.DataFrame, rows: int = 40) -> None:
@@ -204,12 +212,11 @@ class Output:
         frame = with_whole_counts(frame)
         shown = frame if columns is None else frame[list(columns)]
         for_reader = None if columns is None else shown
-        write_table(self.root / "tables", frame, name, caption, for_reader=for_reader)
+        text = write_table(self.root / "tables", frame, name, caption, for_reader=for_reader)
         entry = self._list("table", name, caption)
         entry["columns"] = [str(c) for c in shown.columns]
         entry["headers"] = [human_header(c) for c in shown.columns]
-        entry["percent"] = [is_rate(c, shown[c]) for c in shown.columns]
-        entry["fractions"] = [pd.api.types.is_float_dtype(shown[c]) for c in shown.columns]
+        entry["cells"] = text.head(REPORT_ROWS).to_numpy().tolist()
         entry["rows"] = len(frame)
         if show_rows:
             show(shown, show_rows)

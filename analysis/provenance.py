@@ -26,7 +26,7 @@ import pandas as pd
 
 from analysis import paths
 from analysis.files import read_json
-from analysis.formatting import rounded
+from analysis.formatting import exact_fraction, rounded
 from analysis.latex import latex_escape
 
 FRAGMENTS = "numbers"
@@ -152,15 +152,19 @@ class NumberBook:
     def value(
         self,
         name: str,
-        exact: Fraction | int | str,
+        exact: Fraction | float | int | str,
         *,
         digits: int | None = 1,
         unit: str = "",
         description: str = "",
     ) -> Decimal | int | str:
-        """Record a number (rounded once to ``digits``), a count (``digits=None``) or a label."""
+        """Record a number (rounded once to ``digits``; a double from the fraction of counts it
+        was computed as, :func:`analysis.formatting.exact_fraction`), a count
+        (``digits=None``) or a label."""
         if isinstance(exact, str) or digits is None:
             shown = exact if isinstance(exact, str) else int(exact)
+        elif isinstance(exact, float):  # a double: rounded from the fraction it was made as
+            shown = rounded(exact_fraction(exact), digits)
         else:
             shown = rounded(Fraction(exact), digits)  # type: ignore[arg-type]
         return self._add(name, shown, unit, description)
@@ -266,7 +270,7 @@ def ratio_number(
 
 def value_number(
     name: str,
-    value: Fraction | int | str,
+    value: Fraction | float | int | str,
     description: str,
     *,
     unit: str,

@@ -104,6 +104,20 @@ def test_a_rate_of_nothing_is_not_recorded():
     assert list(book.numbers) == ["a.scored"]
 
 
+def test_a_double_is_rounded_from_the_fraction_of_counts_it_was_made_as():
+    """51/80 is 63.75% exactly but its double lies just below: recorded as a value (an
+    estimate held as a float) it rounds as its counts do, 63.8, not 63.7."""
+    from analysis.sections.inference import points
+
+    book = NumberBook("00-test", [])
+    assert book.value("a.points", points(51 / 80), unit="%", description="d") == Decimal("63.8")
+    assert book.value("a.share", 1 / 16, digits=3, unit="share", description="d") == Decimal(
+        "0.063"
+    )
+    assert book.ratio("a.ratio", 51, 80, unit="%", description="d") == Decimal("63.8")
+    assert book.value("a.third", 1 / 3, digits=3, unit="share", description="d") == Decimal("0.333")
+
+
 def test_merge_refuses_a_bad_name_in_a_fragment(tmp_path):
     folder = tmp_path / "numbers"
     folder.mkdir()

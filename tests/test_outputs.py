@@ -12,7 +12,7 @@ from factories import run_papermill
 
 from analysis import paths
 from analysis.claims import DIFFERS, NEEDS_VERDICTS, NOT_COMPUTED, REPRODUCED, judge, ledger
-from analysis.outputs import Output, human_header, presented
+from analysis.outputs import REPORT_ROWS, Output, human_header, presented
 from analysis.published import CLAIMS, Claim
 
 
@@ -44,21 +44,42 @@ def test_every_figure_is_saved_and_shown_in_its_notebook(built_paper, catalogue)
 
 
 def test_every_table_prints_its_fractions_rounded(built_paper, catalogue):
-    """What the typeset report and the Markdown print is rounded: a column of unrounded
-    numbers in the CSV is marked as fractions (the report rounds those), and no Markdown cell
-    shows one. An object column holding numbers was printed unrounded."""
+    """What the typeset report and the Markdown print is rounded: the report's cells are the
+    Markdown's first rows, and no Markdown cell shows an unrounded number. An object column
+    holding numbers was printed unrounded."""
     unrounded = re.compile(r"^[-+]?\d+\.\d{4,}(e-?\d+)?$")
     tables = [e for e in catalogue.values() if e["kind"] == "table" and "columns" in e]
     assert tables
     for entry in tables:
-        frame = pd.read_csv(built_paper / "tables" / f"{entry['name']}.csv", dtype=str)
-        for column, fraction in zip(entry["columns"], entry["fractions"], strict=True):
-            if not fraction:
-                raw = frame[column].dropna().str.strip()
-                assert not raw.str.match(unrounded).any(), f"{entry['name']}: {column}"
         markdown = (built_paper / "tables" / f"{entry['name']}.md").read_text()
-        cells = [c.strip() for line in markdown.splitlines()[2:] for c in line.split("|")]
-        assert not any(unrounded.match(c) for c in cells), entry["name"]
+        rows = [line for line in markdown.splitlines() if line.startswith("|")][2:]
+        cells = [[c.strip() for c in line.split("|")[1:-1]] for line in rows]
+        assert not any(unrounded.match(c) for row in cells for c in row), entry["name"]
+        assert entry["cells"] == cells[: len(entry["cells"])], entry["name"]
+        assert len(entry["cells"]) == min(entry["rows"], REPORT_ROWS), entry["name"]
+
+
+def test_rates_and_fractions_print_rounded_half_up_from_their_exact_value(tmp_path):
+    """13/16 is 81.25% and 51/80 63.75% exactly (the double of 51/80 lies just below): the
+    tables print 81.3% and 63.8%, as numbers.json rounds counts, not the doubles' 81.2 and
+    63.7; 1/16 to three decimals is 0.063."""
+    frame = pd.DataFrame(
+        {
+            "condition": ["a", "b", "c"],
+            "modal_accuracy": [13 / 16, 51 / 80, float("nan")],
+            "estimate": [1 / 16, 0.0004999, -1 / 3],
+        }
+    )
+    shown = presented(frame)
+    assert shown["Modal accuracy"].tolist() == ["81.3%", "63.8%", "–"]
+    assert shown["Estimate"].tolist() == ["0.063", "0.000", "-0.333"]
+    out = Output(tmp_path, "00-test", [])
+    out.table(frame, "t", "A table.")
+    out.close()
+    markdown = (tmp_path / "tables" / "t.md").read_text()
+    assert "81.3%" in markdown and "63.8%" in markdown and "0.063" in markdown
+    assert "81.2%" not in markdown and "0.062" not in markdown
+    assert "81.3\\%" in (tmp_path / "tables" / "t.tex").read_text()
 
 
 def test_html_report_is_self_contained(built_paper, catalogue):
@@ -148,7 +169,7 @@ def test_counts_with_missing_values_print_as_whole_numbers(tmp_path):
     assert rows and "| 180 " in rows[0] and "0.250" in rows[0] and "180.0" not in rows[0]
     assert "& 180 \\\\" in (tables / "t.tex").read_text()
     entry = json.loads((tmp_path / "catalogue" / "00-test.json").read_text())["tables/t"]
-    assert entry["fractions"] == [False, True, False]
+    assert entry["cells"] == [["a", "0.250", "180"], ["gap", "0.500", "–"]]
 
 
 def test_a_notebook_alone_writes_to_scratch_not_paper():

@@ -34,11 +34,15 @@ def _paper(folder: Path, rows: list[list[str]]) -> tuple[int, dict]:
             "notebook": "01-corpus",
             "columns": columns,
             "headers": ["Method", "Condition", "Note"],
-            "percent": [False] * 3,
-            "fractions": [False] * 3,
+            "cells": rows,
             "rows": len(rows),
         },
-        "tables/claims": {"kind": "table", "name": "claims", "caption": "C.", "notebook": "b"},
+        "tables/claims": {
+            "kind": "table",
+            "name": "claims",
+            "caption": "C.",
+            "notebook": "the build (analysis.claims)",
+        },
     }
     (folder / "catalogue.json").write_text(json.dumps(catalogue))
     (folder / "numbers.json").write_text(json.dumps({"release": "test", "numbers": {}}))
