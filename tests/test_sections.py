@@ -585,6 +585,43 @@ def test_the_stability_caption_names_the_reads_by_the_trials_per_cell():
     )
 
 
+def test_every_caption_and_description_names_the_reads_by_the_trials_per_cell():
+    """At four trials per cell nothing a reader sees says pass5 or modal-of-5 (the numbers
+    keep the paper's names)."""
+    from analysis.sections.leaderboard import figure_caption, table2_caption
+
+    reads = pd.DataFrame(
+        {
+            "source": "published",
+            "condition": ["a (off)", "b (off)"],
+            "mean_trial_accuracy": [0.5, 0.4],
+            "n_trials_correct": [212, 170],
+            "n_trials": 4 * 106,
+            "modal_accuracy": [0.5, 0.6],
+            "n_modal_correct": [53, 64],
+            "pass5": [0.3, 0.2],
+            "n_pass5": [32, 21],
+            "n_cells": 106,
+            "modal_vs_pass5_differ": [True, True],
+        }
+    )
+    texts = [
+        table2_caption(reads),
+        figure_caption(reads),
+        stability.reads_table_caption(reads),
+        stability.rank_flip_text(reads),
+        *(row["description"] for _, row in stability.stability_numbers(reads).iterrows()),
+    ]
+    assert all("pass5" not in t and "of-5" not in t for t in texts), texts
+    assert "then pass4" in texts[0] and "pass4 (squares)" in texts[1]
+    assert (
+        texts[3]
+        == "2 of 2 published conditions rank differently by modal-of-4 accuracy and by pass4."
+    )
+    numbers = stability.stability_numbers(reads).set_index("name")
+    assert "stability.a-off.pass5" in numbers.index  # the paper's name, at any count
+
+
 def test_the_stability_figure_shows_the_best_and_worst_conditions_of_many():
     n = 100
     reads = pd.DataFrame(

@@ -18,6 +18,7 @@ from matplotlib.ticker import MaxNLocator
 from analysis import inference as inf
 from analysis.breakdowns import POOL_OF
 from analysis.figures import PAIR, first_and_last, percent_axis, tight_layout
+from analysis.formatting import exact_fraction
 from analysis.leaderboard import read_names
 from analysis.provenance import numbers_table, slug, value_number
 
@@ -55,8 +56,9 @@ PASS_K_LINES = 12
 
 
 def points(value: float) -> Fraction:
-    """A fraction as exact percentage points."""
-    return Fraction(100 * float(value))
+    """A fraction (a double) as exact percentage points: 100 x the fraction of counts it was
+    computed as (:func:`analysis.formatting.exact_fraction`), so that 51/80 is 63.75."""
+    return 100 * exact_fraction(value)
 
 
 def unpaired_contrasts(conditions: pd.DataFrame) -> pd.DataFrame:
@@ -163,7 +165,7 @@ def published_rank_numbers(ranks: pd.DataFrame) -> pd.DataFrame:
         rows += [
             value_number(
                 f"{base}.p_first",
-                Fraction(row.p_first),
+                float(row.p_first),
                 f"probability of ranking first, {note}",
                 unit="probability",
                 digits=3,
@@ -260,7 +262,7 @@ def per_trial_numbers(accuracy: pd.DataFrame, passk: pd.DataFrame, namespace: st
             rows.append(
                 value_number(
                     f"{base}.design_effect",
-                    Fraction(row.design_effect),
+                    float(row.design_effect),
                     f"design effect 1 + (m - 1) ICC, {note}",
                     unit="ratio",
                     digits=2,
@@ -280,7 +282,8 @@ def per_trial_numbers(accuracy: pd.DataFrame, passk: pd.DataFrame, namespace: st
 
 
 def pass_k_checks(passk: pd.DataFrame, accuracy: pd.DataFrame, cells: pd.DataFrame) -> str:
-    """Two lines: whether pass^1 equals mean trial accuracy, and pass^n pass5."""
+    """Two lines: whether pass^1 equals mean trial accuracy, and pass^n the all-trials read
+    (pass5 at five trials per cell)."""
     k_top = int(passk.k.max()) if len(passk) else 0
     first = passk[passk.k == 1].merge(
         accuracy[["source", "condition", "estimate"]],
@@ -299,7 +302,7 @@ def pass_k_checks(passk: pd.DataFrame, accuracy: pd.DataFrame, cells: pd.DataFra
     return (
         f"pass^1 equals mean trial accuracy: "
         f"{bool(np.allclose(first.estimate, first.estimate_mean_trial))}\n"
-        f"pass^{k_top} equals pass5 (every trial correct): "
+        f"pass^{k_top} equals {read_names(k_top)['pass']} (every trial correct): "
         f"{bool(np.allclose(last.estimate, last.pass5))}"
     )
 

@@ -114,6 +114,24 @@ def leader_numbers(ranked: pd.DataFrame, gates: pd.DataFrame) -> pd.DataFrame:
     )
 
 
+def table2_caption(ranked: pd.DataFrame) -> str:
+    """Table 2's caption, naming its tie-break read by the trials per cell."""
+    names = read_names(trials_per_cell(ranked))
+    return (
+        f"Model conditions ranked by mean trial accuracy, then {names['pass']} (the paper's "
+        "Table 2)."
+    )
+
+
+def figure_caption(ranked: pd.DataFrame) -> str:
+    """:func:`leaderboard_figure`'s caption, naming the reads by the trials per cell."""
+    names = read_names(trials_per_cell(ranked))
+    return (
+        f"Mean trial accuracy (circles) and {names['pass']} (squares) per published "
+        "condition, with Wilson 95% intervals; ranked as in Table 2."
+    )
+
+
 def leaderboard_figure(ranked: pd.DataFrame, gates: pd.DataFrame) -> plt.Figure:
     """Mean trial accuracy and pass5 per condition with Wilson 95% intervals, in Table 2's
     order, with the degenerate gates' modal accuracy as vertical lines (beyond

@@ -51,29 +51,29 @@ def stability_columns(reads: pd.DataFrame) -> list[str]:
 def stability_numbers(reads: pd.DataFrame) -> pd.DataFrame:
     """Each condition's three reads, and per pool the number of conditions whose modal and
     pass5 ranks differ."""
-    rows = []
-    for row in reads.to_dict("records"):
-        rows += [
-            ratio_number(
-                number_name("stability", row["condition"], read, source=row["source"]),
-                row[k],
-                row[n],
-                f"{row['condition']}: {read.replace('_', ' ')}",
+    rows, flips = [], []
+    for source, part in reads.groupby(reads["source"].astype(str), sort=True):
+        names = read_names(trials_per_cell(part))
+        for row in part.to_dict("records"):
+            rows += [
+                ratio_number(
+                    number_name("stability", row["condition"], read, source=source),
+                    row[k],
+                    row[n],
+                    f"{row['condition']}: {label.format(**names)}",
+                )
+                for read, k, n, _, _, label in READS
+            ]
+        flips.append(
+            value_number(
+                number_name("stability", "modal_vs_pass5_rank_differ", source=source),
+                int(part["modal_vs_pass5_differ"].sum()),
+                f"conditions whose {names['modal']} and {names['pass']} ranks differ ({source})",
+                unit="conditions",
+                digits=None,
             )
-            for read, k, n, *_ in READS
-        ]
-    flips = reads.groupby("source", sort=True)["modal_vs_pass5_differ"].sum()
-    rows += [
-        value_number(
-            number_name("stability", "modal_vs_pass5_rank_differ", source=source),
-            int(count),
-            f"conditions whose modal and pass5 ranks differ ({source})",
-            unit="conditions",
-            digits=None,
         )
-        for source, count in flips.items()
-    ]
-    return numbers_table(rows)
+    return numbers_table(rows + flips)
 
 
 def _of(reads: pd.DataFrame, source: str) -> pd.DataFrame:
@@ -96,14 +96,26 @@ def reads_caption(reads: pd.DataFrame, source: str = "published") -> str:
     )
 
 
+def reads_table_caption(reads: pd.DataFrame, source: str = "published") -> str:
+    """The caption of the table of :func:`stability_reads`, naming the reads by the trials
+    per cell of ``source``."""
+    names = read_names(trials_per_cell(_of(reads, source)))
+    return (
+        f"Mean trial accuracy, {names['modal']} accuracy and {names['pass']} per condition "
+        "with their ranks; published conditions from leaderboard.json, other rows from "
+        "reference policies and the sample cell."
+    )
+
+
 def rank_flip_text(reads: pd.DataFrame, source: str = "published") -> str:
     """One sentence: how many conditions of ``source`` rank differently by modal accuracy
-    and by pass5."""
+    and by the all-trials read (pass5 at five trials per cell)."""
     part = _of(reads, source)
+    names = read_names(trials_per_cell(part))
     flips = int(part["modal_vs_pass5_differ"].sum())
     return (
-        f"{flips} of {len(part)} {source} conditions rank differently by modal accuracy and "
-        "by pass5."
+        f"{flips} of {len(part)} {source} conditions rank differently by {names['modal']} "
+        f"accuracy and by {names['pass']}."
     )
 
 
