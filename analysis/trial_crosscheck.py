@@ -19,6 +19,7 @@ from typing import Any
 
 import pandas as pd
 
+from analysis import paths
 from analysis.breakdowns import POOL_OF, pool_cells, pool_summary
 from analysis.files import json_read_once, read_json
 from analysis.formatting import count_text, percent_text, weighted_miss_text
@@ -272,7 +273,10 @@ def load_checked_cells(
                 conditions = load_conditions(scenarios, results_dir)
             names = published_names(conditions)
             trials, cells = with_published_names(trials, names), with_published_names(cells, names)
-            require_consistent(condition_scores(cells), conditions)
+            board = Path(results_dir or paths.results_dir()) / "leaderboard.json"
+            verdicts = ", ".join(map(str, details)) or "the published per-trial verdicts"
+            compared = f"{verdicts} against {board}"
+            require_consistent(condition_scores(cells), conditions, compared)
     return trials, pool_cells(cells, pool)
 
 

@@ -99,6 +99,23 @@ def test_per_trial_crosscheck_accepts_the_release_and_refuses_swapped_trials(bui
     assert ": n_correct: stated" in str(refused.value)
 
 
+def test_a_condition_the_verdict_file_lacks_is_refused_naming_both_files(built, scenarios):
+    root, _, _ = built
+    doc = json.loads((_results(root) / "scenarios-detail.json").read_text())
+    for scenario in doc["scenarios"]:
+        scenario["model_verdicts"] = [
+            v for v in scenario["model_verdicts"] if v["model"] != "delta (off)"
+        ]
+    lacking = root / "lacking" / "scenarios-detail.json"
+    lacking.parent.mkdir()
+    lacking.write_text(json.dumps(doc))
+    with pytest.raises(CrossCheckError) as refused:
+        load_checked_cells(scenarios, [lacking], _results(root))
+    message = str(refused.value)
+    assert message.startswith(f"{lacking} against {_results(root) / 'leaderboard.json'}: ")
+    assert "delta (off): on the leaderboard but not in the per-trial verdicts" in message
+
+
 def _two_different_cells(doc: dict, model: str) -> tuple[dict, dict]:
     """Two cells of ``model`` with the same required gate and different trial outcomes."""
     cells = [v for s in doc["scenarios"] for v in s["model_verdicts"] if v["model"] == model]
