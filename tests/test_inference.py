@@ -383,7 +383,7 @@ def test_count_weighted_family_is_the_binomial_likelihood_of_its_trials():
 
 def test_pattern_difficulty_reaches_the_mode_of_a_two_model_release():
     """Newton-CG stopped short of this mode (largest gradient component 2e5) and the table
-    was refused; BFGS reaches it."""
+    was refused; the optimiser reaches it."""
     trials, scenarios, _ = inf.simulate_release(n_models=2, n_scenarios=106, seed=0)
     table = inf.pattern_difficulty(score_cells(trials, scenarios), scenarios, method="bayes")
     assert len(table) == scenarios["boundary_pattern"].nunique() - 1

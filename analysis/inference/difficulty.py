@@ -13,14 +13,16 @@ from statsmodels.genmod.families import Binomial
 from analysis.inference.clustered import trial_rows
 
 REFERENCE_PATTERN = "calibration_control"
-#: The optimiser of the mixed model's posterior mode (scipy.optimize.minimize): BFGS,
-#: statsmodels' default. On count-weighted rows, over 63 simulated releases (2 to 80
-#: conditions, 30 to 106 scenarios, three seeds each) it converged wherever Newton-CG did,
-#: to within 1e-6 of its estimates, and on three releases more, in 25 s against 56 s in
-#: all; on a generated 224-condition release it took 3.7 s against 10.4 s.
-OPTIMIZER = "BFGS"
+#: The optimiser of the mixed model's posterior mode (scipy.optimize.minimize) and its
+#: options: L-BFGS-B, keeping 30 corrections and stopping only when the posterior no longer
+#: improves (``ftol`` 0) or its projected gradient is below ``gtol``. BFGS, statsmodels'
+#: default (it had converged wherever Newton-CG did, and more often), updates a dense
+#: inverse Hessian of every parameter, random effects included, at each step: cubic in the
+#: conditions. ``benchmarks/bench_difficulty.py`` compares the two.
+OPTIMIZER = "L-BFGS-B"
+OPTIMIZER_OPTIONS: dict[str, float] = {"maxcor": 30, "ftol": 0.0, "gtol": 1e-6}
 #: Optimiser iterations of the mixed model's posterior mode (it converges in far fewer).
-MAX_ITERATIONS = 2000
+MAX_ITERATIONS = 5000
 #: Largest gradient component (of the log posterior, summed over trials) at which the mixed
 #: model's fit counts as converged. An optimiser may report failure ("precision loss") at a
 #: mode it cannot refine further in double precision, with a gradient far below this; the
@@ -179,7 +181,7 @@ def pattern_difficulty(
                 fe_p=2,
             )
             model.family = _CountWeightedBinomial(rows["count"].to_numpy(dtype="float64"))
-            options = {"maxiter": MAX_ITERATIONS}
+            options = {**OPTIMIZER_OPTIONS, "maxiter": MAX_ITERATIONS}
             fit = model.fit_map(method=OPTIMIZER, minim_opts=options, rng=START_SEED)
             gradient = float(np.max(np.abs(fit.optim_retvals.jac)))
             if not gradient <= GRADIENT_TOLERANCE:
