@@ -285,17 +285,16 @@ def tight_layout(fig: plt.Figure) -> None:
     TightLayoutEngine().execute(fig)
 
 
-#: zlib level of the PNGs (Pillow's default is 6): level 3 encodes the paper's 20 figures in
+#: zlib level of the PNGs (Pillow's default is 6): level 3 encoded the paper's 20 figures in
 #: 0.85 s of CPU instead of 1.55 s, for files 6% larger (2.6 MB instead of 2.4 MB).
 PNG_COMPRESS_LEVEL = 3
 
 
 def save_figure(fig: plt.Figure, stem: Path) -> tuple[Path, Path]:
-    """Write ``fig`` as ``stem.pdf`` and ``stem.png`` with the ``savefig.*`` settings; the
-    tight bounding box is worked out once for both (one text layout instead of two), after
-    the figure's layout engine, if any, has laid it out; the PDF's font subsets are lean
-    and made once per process (:func:`analysis.pdf_fonts.shared_font_subsets`), and the PNG
-    is compressed at :data:`PNG_COMPRESS_LEVEL`."""
+    """Write ``fig`` as ``stem.pdf`` with the ``savefig.*`` settings (the tight bounding box
+    worked out after the figure's layout engine, if any, has laid it out; the font subsets
+    lean and made once per process, :func:`analysis.pdf_fonts.shared_font_subsets`), and
+    ``stem.png`` rasterised from that PDF at ``savefig.dpi`` (:func:`png_from_pdf`)."""
     pdf, png = stem.with_suffix(".pdf"), stem.with_suffix(".png")
     engine = fig.get_layout_engine()
     if engine is not None:  # lay the figure out before measuring it (savefig does so later)
@@ -306,8 +305,25 @@ def save_figure(fig: plt.Figure, stem: Path) -> tuple[Path, Path]:
         bbox = fig.get_tightbbox(fig.canvas.get_renderer()).padded(pad)
     with shared_font_subsets():
         fig.savefig(pdf, metadata={"CreationDate": None}, bbox_inches=bbox)
-    fig.savefig(png, bbox_inches=bbox, pil_kwargs={"compress_level": PNG_COMPRESS_LEVEL})
+    dpi = mpl.rcParams["savefig.dpi"]
+    png_from_pdf(pdf, png, fig.dpi if dpi == "figure" else float(dpi))
     return pdf, png
+
+
+def png_from_pdf(pdf: Path, png: Path, dpi: float) -> Path:
+    """Rasterise the one-page figure ``pdf`` at ``dpi`` into ``png`` with PDFium (pypdfium2),
+    on white, compressed at :data:`PNG_COMPRESS_LEVEL`: the PNG shows what the PDF holds,
+    and drawing it takes PDFium a tenth of the time matplotlib's Agg takes to draw the
+    figure again."""
+    import pypdfium2 as pdfium
+
+    document = pdfium.PdfDocument(str(pdf))
+    try:
+        image = document[0].render(scale=dpi / 72).to_pil()
+    finally:
+        document.close()
+    image.save(png, compress_level=PNG_COMPRESS_LEVEL)
+    return png
 
 
 def shown_width(fig: plt.Figure, png: bytes) -> int:

@@ -193,3 +193,21 @@ def test_a_legend_below_the_axes_keeps_one_gap_whatever_the_height(height):
     legend_top = legend.get_window_extent(renderer).y1
     plt.close(fig)
     assert abs((axis_bottom - legend_top) - 6 * fig.dpi / 72) < 1  # pixels
+
+
+def test_the_png_is_the_pdf_rasterised(tmp_path):
+    """The PNG shows what the PDF holds, drawn at savefig.dpi: a black square on white
+    comes out black in the middle and white at the corners, the page's size in pixels."""
+    from PIL import Image
+
+    from analysis.figures import png_from_pdf
+
+    fig = plt.figure(figsize=(2, 1))
+    fig.add_artist(plt.Rectangle((0.25, 0.25), 0.5, 0.5, color="black"))
+    fig.savefig(tmp_path / "square.pdf")
+    plt.close(fig)
+    png = png_from_pdf(tmp_path / "square.pdf", tmp_path / "square.png", dpi=100)
+    image = Image.open(png).convert("L")
+    assert abs(image.width - 200) <= 1 and abs(image.height - 100) <= 1
+    assert image.getpixel((image.width // 2, image.height // 2)) < 10
+    assert image.getpixel((2, 2)) > 245
