@@ -202,10 +202,11 @@ def test_the_png_is_the_pdf_rasterised(tmp_path):
 
     from analysis.figures import png_from_pdf
 
-    fig = plt.figure(figsize=(2, 1))
-    fig.add_artist(plt.Rectangle((0.25, 0.25), 0.5, 0.5, color="black"))
-    fig.savefig(tmp_path / "square.pdf")
-    plt.close(fig)
+    with matplotlib.rc_context({"savefig.bbox": "standard"}):  # the whole 2 x 1 inch page
+        fig = plt.figure(figsize=(2, 1))
+        fig.add_artist(plt.Rectangle((0.25, 0.25), 0.5, 0.5, color="black"))
+        fig.savefig(tmp_path / "square.pdf")
+        plt.close(fig)
     png = png_from_pdf(tmp_path / "square.pdf", tmp_path / "square.png", dpi=100)
     image = Image.open(png).convert("L")
     assert abs(image.width - 200) <= 1 and abs(image.height - 100) <= 1

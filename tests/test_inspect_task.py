@@ -15,6 +15,10 @@ from analysis.vocabulary import GATE_BY_VERB
 if not paths.parity_vectors().exists():
     pytest.skip("run `make data` first", allow_module_level=True)
 
+#: Inspect's import alone takes about 3 s of CPU in each test process: these run with the
+#: slower checks (``make test-all``, CI).
+pytestmark = pytest.mark.slow
+
 PARITY = json.loads(paths.parity_vectors().read_text(encoding="utf-8"))
 
 

@@ -156,6 +156,7 @@ def test_modal_agrees_with_the_project_scoring_rules(permissions: list) -> None:
     assert modal_permission(permissions)[0] == expected
 
 
+@pytest.mark.slow  # six runner passes over the corpus: about 2.5 s of CPU
 def test_tidy_export_merges_shards_and_matches_committed_data(inputs, tmp_path: Path) -> None:
     roots = []
     for i in (1, 2):
