@@ -77,6 +77,7 @@ KEY_PACKAGES = (
     "nbconvert",
     "ipykernel",
     "typst",
+    "pypdfium2",
 )
 
 
