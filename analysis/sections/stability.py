@@ -86,9 +86,14 @@ def rank_flips(reads: pd.DataFrame, source: str = "published") -> pd.DataFrame:
     return part.loc[part["modal_vs_pass5_differ"], RANK_COLUMNS].reset_index(drop=True)
 
 
+def _names(reads: pd.DataFrame, source: str) -> dict[str, str]:
+    """What the reads of ``source`` are called at its trials per cell (``read_names``)."""
+    return read_names(trials_per_cell(_of(reads, source)))
+
+
 def reads_caption(reads: pd.DataFrame, source: str = "published") -> str:
     """The stability figure's caption, naming the reads by the trials per cell."""
-    names = read_names(trials_per_cell(_of(reads, source)))
+    names = _names(reads, source)
     return (
         f"Mean trial accuracy, {names['modal']} accuracy and {names['pass']} of each {source} "
         "condition (from leaderboard.json), ranked by mean trial accuracy; the grey bar spans "
@@ -99,7 +104,7 @@ def reads_caption(reads: pd.DataFrame, source: str = "published") -> str:
 def reads_table_caption(reads: pd.DataFrame, source: str = "published") -> str:
     """The caption of the table of :func:`stability_reads`, naming the reads by the trials
     per cell of ``source``."""
-    names = read_names(trials_per_cell(_of(reads, source)))
+    names = _names(reads, source)
     return (
         f"Mean trial accuracy, {names['modal']} accuracy and {names['pass']} per condition "
         "with their ranks; published conditions from leaderboard.json, other rows from "
@@ -110,8 +115,7 @@ def reads_table_caption(reads: pd.DataFrame, source: str = "published") -> str:
 def rank_flip_text(reads: pd.DataFrame, source: str = "published") -> str:
     """One sentence: how many conditions of ``source`` rank differently by modal accuracy
     and by the all-trials read (pass5 at five trials per cell)."""
-    part = _of(reads, source)
-    names = read_names(trials_per_cell(part))
+    part, names = _of(reads, source), _names(reads, source)
     flips = int(part["modal_vs_pass5_differ"].sum())
     return (
         f"{flips} of {len(part)} {source} conditions rank differently by {names['modal']} "
