@@ -246,6 +246,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--release-dir", help="release folder (default: $RELEASE_DIR)")
     parser.add_argument("--paper-dir", type=Path, default=paths.PAPER_DIR)
     parser.add_argument("--force", action="store_true", help="build even when up to date")
+    parser.add_argument(
+        "--workers", type=int, help="kernels the build runs at once (default: the build's, 2)"
+    )
     args = parser.parse_args(argv)
     data = paths.data_dir()
     lock = lock_for(data)
@@ -269,6 +272,8 @@ def main(argv: list[str] | None = None) -> int:
     sys.stdout.flush()
     # The build keeps this PID, so it inherits the lock and releases it when done.
     command = [sys.executable, "-m", "analysis.build", "--paper-dir", str(paper_dir)]
+    if args.workers is not None:
+        command += ["--workers", str(args.workers)]
     os.execv(sys.executable, command)
     return 1  # not reached
 

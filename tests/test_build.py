@@ -262,6 +262,27 @@ def test_a_run_whose_every_cell_was_filtered_builds(tmp_path):
     assert "filtered-model (off)" in stability
 
 
+def test_the_build_runs_on_as_many_kernels_as_asked(tmp_path, monkeypatch):
+    from analysis import identity
+
+    monkeypatch.setenv("STEERBENCH_DATA_DIR", str(data_copy(tmp_path)))
+    started = []
+
+    def exec_build(executable, command):  # in place of the build replacing this process
+        started.append(command)
+        raise SystemExit(0)
+
+    monkeypatch.setattr(identity.os, "execv", exec_build)
+    paper = tmp_path / "paper"
+    with pytest.raises(SystemExit):
+        identity.main(["paper", "--paper-dir", str(paper), "--workers", "1"])
+    with pytest.raises(SystemExit):
+        identity.main(["paper", "--paper-dir", str(paper), "--force"])
+    asked, default = started
+    assert asked[2:] == ["analysis.build", "--paper-dir", str(paper.resolve()), "--workers", "1"]
+    assert default[2:] == ["analysis.build", "--paper-dir", str(paper.resolve())]
+
+
 def live_pid_lock(data: Path):
     sleeper = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(60)"])
     (data / LOCK_NAME).write_text(f"{sleeper.pid}\n")
