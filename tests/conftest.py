@@ -8,6 +8,7 @@ that hands the tests to the workers never needs it.
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 import sys
 import time
@@ -19,6 +20,9 @@ from analysis import paths
 
 def pytest_configure(config):
     config.addinivalue_line("markers", "slow: a slower check, run by `make test-all` and CI")
+    config.addinivalue_line(
+        "markers", "waits: tests that mostly wait on local servers (handed out beside the build)"
+    )
     # As the build does (analysis/build.py): jsonschema, which nbformat imports, builds a Lark
     # grammar for IRI syntax when rfc3987_syntax is importable (about 2 s of every test
     # process's collection); no notebook schema checks an IRI.
@@ -31,12 +35,15 @@ def pytest_collection_modifyitems(config, items):
     the worker that builds it (the others never wait for it), and each other file stays
     on one worker, so its module fixtures are built once. The paper's tests come first:
     xdist hands out the groups in this order (``--no-loadscope-reorder``), so the build,
-    the longest step, starts as the session does."""
+    the longest step, starts as the session does. The files marked ``waits`` come next: the
+    other worker sleeps through them while the build's kernels use the cores."""
     reads_paper = {item.nodeid: "paper_dir" in item.fixturenames for item in items}
     for item in items:
         group = "paper" if reads_paper[item.nodeid] else item.nodeid.split("::")[0]
         item.add_marker(pytest.mark.xdist_group(group))
-    items.sort(key=lambda item: not reads_paper[item.nodeid])
+    items.sort(
+        key=lambda item: (not reads_paper[item.nodeid], item.get_closest_marker("waits") is None)
+    )
 
 
 @pytest.fixture(scope="session")
@@ -69,16 +76,27 @@ def conditions(scenarios):
 BUSY = "is running (PID"
 
 
+def build_kernels() -> int:
+    """Kernels for a build this session starts: the cores its other workers leave free.
+
+    The worker that builds waits for the build; each other worker of ``pytest -n N`` keeps
+    a core busy with tests, and a kernel more than the free cores only slows both down."""
+    others = int(os.environ.get("PYTEST_XDIST_WORKER_COUNT", "1")) - 1
+    return max(1, len(os.sched_getaffinity(0)) - others)
+
+
 @pytest.fixture(scope="session")
 def paper_dir():
-    """``paper/`` as ``make paper`` leaves it: rebuilt here only if its inputs changed.
+    """``paper/`` as ``make paper`` leaves it: rebuilt here only if its inputs changed, on
+    :func:`build_kernels` kernels (the outputs do not depend on how many).
 
     Under ``pytest -n`` every worker asks; the first builds, the others wait for its lock
     and then find the build current."""
     deadline = time.monotonic() + 1800
+    command = ["paper", "--workers", str(build_kernels())]
     while True:
         result = subprocess.run(
-            [sys.executable, "-m", "analysis.identity", "paper"],
+            [sys.executable, "-m", "analysis.identity", *command],
             capture_output=True,
             text=True,
             cwd=paths.PROJECT_ROOT,
