@@ -15,6 +15,9 @@ from analysis.runner.client import EndpointSettings
 from analysis.runner.gates import EndpointGate, ModelSettings
 from analysis.runner.runroot import RunRootError, run_gate
 
+#: Most of these tests' time is spent waiting on the servers' delays.
+pytestmark = pytest.mark.waits
+
 if not paths.parity_vectors().exists():
     pytest.skip("run `make data` first", allow_module_level=True)
 

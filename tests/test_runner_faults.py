@@ -31,6 +31,9 @@ from analysis.runner.gates import EndpointGate, ModelSettings
 from analysis.runner.runroot import run_gate
 from analysis.runner.secrets import redact_text
 
+#: Most of these tests' time is spent waiting on the servers' delays.
+pytestmark = pytest.mark.waits
+
 HOLD = "patient-records-employer-disclosure-002"
 OK_REPLY = (200, chat_reply(BLOCKED_VERDICT), 0.0)
 BODY = {"model": "m", "messages": [{"role": "user", "content": "hi"}]}
