@@ -12,6 +12,7 @@ the typeset report reads.
 
 from __future__ import annotations
 
+import hashlib
 import json
 import re
 from pathlib import Path
@@ -137,11 +138,15 @@ def write_table(
 
 
 def show(frame: pd.DataFrame, rows: int = 40) -> None:
-    """Display ``frame`` for a reader (human headers, percentages, no index) in a notebook."""
+    """Display ``frame`` for a reader (human headers, percentages, no index) in a notebook.
+
+    The HTML's element ids come from the shown content, not from a random uuid, so that a
+    build of the same inputs writes the same executed notebooks."""
     from IPython.display import display
 
     shown = presented(frame.head(rows))
-    display(shown.style.hide(axis="index"))
+    content = hashlib.sha256(shown.to_csv(index=False).encode("utf-8")).hexdigest()
+    display(shown.style.hide(axis="index").set_uuid(content[:12]))
     if len(frame) > rows:
         print(f"(first {rows} of {len(frame)} rows; all of them in the table files)")
 

@@ -12,7 +12,7 @@ from factories import run_papermill
 
 from analysis import paths
 from analysis.claims import DIFFERS, NEEDS_VERDICTS, NOT_COMPUTED, REPRODUCED, judge, ledger
-from analysis.outputs import REPORT_ROWS, Output, human_header, presented
+from analysis.outputs import REPORT_ROWS, Output, human_header, presented, show
 from analysis.published import CLAIMS, Claim
 
 
@@ -209,3 +209,15 @@ def test_code_cells_that_show_nothing_fold_under_one_toggle(tmp_path):
     # a, b and the print fold together before the output; c folds alone after it
     assert page.count('<details class="code">') == 2
     assert page.index("b = 2") < page.index("print(a + b)") < page.index("3\n</pre>")
+
+
+def test_a_table_shown_twice_has_the_same_html(monkeypatch):
+    shown = []
+    monkeypatch.setattr("IPython.display.display", shown.append)
+    frame = pd.DataFrame({"condition": ["a (off)", "b (high)"], "accuracy": [0.5, 0.25]})
+    show(frame)
+    show(frame.copy())
+    show(frame.assign(accuracy=[0.5, 0.75]))
+    first, again, other = (styler.to_html() for styler in shown)
+    assert first == again and 'id="T_' in first
+    assert other != first and other.split('id="T_')[1][:12] != first.split('id="T_')[1][:12]
