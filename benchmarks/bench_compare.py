@@ -7,7 +7,10 @@ times a clean ``python -m analysis.build`` of each, both on the project's import
 (or, with ``--conditions N``, on a generated release of N conditions, as
 ``bench_paper.py`` writes it), in the order A B, then B A, and so on, so that neither side
 always runs first. It prints each build's wall and CPU seconds (children included), the
-ratio working tree / ``REV`` of each round, and the medians.
+ratio working tree / ``REV`` of each round, and the medians. With ``--tests``, each round
+instead times ``make test`` in each checkout (this project's ``.venv``, ``paper/`` removed
+first, so its shared build is included; the environment is used as it is, never
+reinstalled); the working tree's ``paper/`` is left built.
 
 On a shared machine a build's time moves by a quarter from one minute to the next; a change
 is measured only by ratios of builds run side by side, over several rounds. Both revisions
@@ -38,7 +41,21 @@ def clean_build(root: Path, paper: Path, env: dict) -> tuple[float, float]:
     return timed(command, env, cwd=root)
 
 
-def main(revision: str, rounds: int = 6, n_conditions: int | None = None) -> None:
+def clean_test_run(root: Path, env: dict) -> tuple[float, float]:
+    """(wall, CPU) seconds of ``make test`` in the checkout at ``root``, ``paper/`` removed
+    first, on this project's virtual environment."""
+    shutil.rmtree(root / "paper", ignore_errors=True)
+    venv = paths.PROJECT_ROOT / ".venv"
+    # -o: a checkout's files are newer than the environment's install stamps; reinstalling
+    # would point the project's editable install at the other checkout
+    stamps = [f"-o{venv / stamp}" for stamp in (".installed", ".installed-inspect")]
+    command = ["make", "--no-print-directory", *stamps, "test", f"VENV={venv}"]
+    return timed(command, env, cwd=root)
+
+
+def main(
+    revision: str, rounds: int = 6, n_conditions: int | None = None, tests: bool = False
+) -> None:
     project = paths.PROJECT_ROOT
     with tempfile.TemporaryDirectory() as folder:
         other = Path(folder) / "other"
@@ -48,7 +65,10 @@ def main(revision: str, rounds: int = 6, n_conditions: int | None = None) -> Non
             check=True,
         )
         try:
-            if n_conditions is None:
+            if tests:  # each checkout imports the release into its own data/
+                env = {k: v for k, v in os.environ.items() if k != "STEERBENCH_DATA_DIR"}
+                env["RELEASE_DIR"] = str(paths.release_dir())
+            elif n_conditions is None:
                 env = {**os.environ, "STEERBENCH_DATA_DIR": str(paths.data_dir())}
             else:
                 env, _, n_trials = large_release(Path(folder), n_conditions)
@@ -59,7 +79,10 @@ def main(revision: str, rounds: int = 6, n_conditions: int | None = None) -> Non
             for round_ in range(rounds):
                 order = list(sides) if round_ % 2 == 0 else list(reversed(sides))
                 for name in order:
-                    wall, cpu = clean_build(sides[name], paper, env)
+                    if tests:
+                        wall, cpu = clean_test_run(sides[name], env)
+                    else:
+                        wall, cpu = clean_build(sides[name], paper, env)
                     seconds[name].append((wall, cpu))
                     print(f"  round {round_ + 1}: {name:<14} {wall:6.2f} s wall {cpu:6.2f} s CPU")
         finally:
@@ -84,5 +107,8 @@ if __name__ == "__main__":
     parser.add_argument("revision", help="the revision to compare with (a commit, tag, branch)")
     parser.add_argument("--rounds", type=int, default=6, help="rounds, one build of each")
     parser.add_argument("--conditions", type=int, help="build a generated release this large")
+    parser.add_argument("--tests", action="store_true", help="time `make test`, not builds")
     arguments = parser.parse_args()
-    main(arguments.revision, max(1, arguments.rounds), arguments.conditions)
+    if arguments.tests and arguments.conditions:
+        parser.error("--tests runs on the project's release: leave out --conditions")
+    main(arguments.revision, max(1, arguments.rounds), arguments.conditions, arguments.tests)
