@@ -247,7 +247,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--paper-dir", type=Path, default=paths.PAPER_DIR)
     parser.add_argument("--force", action="store_true", help="build even when up to date")
     parser.add_argument(
-        "--workers", type=int, help="kernels the build runs at once (default: the build's, 2)"
+        "--workers", type=int, help="kernels the build runs at once (default: the build's own)"
     )
     args = parser.parse_args(argv)
     data = paths.data_dir()

@@ -18,9 +18,6 @@ from fake_openai_server import BLOCKED_VERDICT, FakeOpenAIServer, chat_reply
 
 from analysis import paths
 
-#: Most of these tests' time is spent waiting on the servers' delays.
-pytestmark = pytest.mark.waits
-
 if not paths.parity_vectors().exists():
     pytest.skip("run `make data` first", allow_module_level=True)
 
