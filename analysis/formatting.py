@@ -15,6 +15,7 @@ Two kinds of text come out of this module:
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterable
 from decimal import ROUND_HALF_UP, Decimal
 from fractions import Fraction
@@ -125,8 +126,25 @@ def count_text(k: int, n: int, whole_bare: bool = False) -> str:
 
 
 def interval_bound_text(fraction: float) -> str:
-    """One bound of a printed interval: ``(fraction * 100).toFixed(1) + "%"``."""
+    """One bound of a printed interval: ``(fraction * 100).toFixed(1) + "%"``; a bound that
+    rounds to zero prints unsigned (:func:`unsigned_zero`)."""
     return f"{js_fixed(float(fraction) * 100, 1)}%"
+
+
+#: A printed zero with a minus sign: "-0.0%", "-0%" (not "-0.05%").
+_NEGATIVE_ZERO = re.compile(r"-(?=0(?:\.0*)?%)")
+
+
+def unsigned_zero(text: str) -> str:
+    """A published string with each negative zero written as zero: ``"[-0.0%, 3.5%]"`` is
+    ``"[0.0%, 3.5%]"``. ``toFixed`` writes "-0.0" for a negative double that rounds to zero,
+    and the lower Wilson bound at 0 successes computes as 0 or as -1e-17 depending on the
+    order of the arithmetic, so the release's tooling may print either for the same bound.
+
+    >>> unsigned_zero("[-0.0%, 3.5%]"), unsigned_zero("-0.05%")
+    ('[0.0%, 3.5%]', '-0.05%')
+    """
+    return _NEGATIVE_ZERO.sub("", text)
 
 
 def weighted_miss_rate(missed: int, scored: int) -> float:

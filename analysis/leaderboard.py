@@ -34,6 +34,7 @@ from analysis.formatting import (
     count_text,
     interval_bound_text,
     percent_text,
+    unsigned_zero,
     weighted_miss_text,
 )
 from analysis.scoring import label_counts
@@ -127,7 +128,7 @@ def numerator_for(row: dict, label: str, field: str, n: int, of: str = "") -> in
         raise CrossCheckError(LEADERBOARD_FILENAME, [f"{label}: {field}: no denominator ({n})"])
     candidates = [k for k in _near(text, n) if percent_text(k, n) == text]
     if len(candidates) > 1 and isinstance(interval, str):
-        candidates = [k for k in candidates if interval_text(k, n) == interval]
+        candidates = [k for k in candidates if interval_text(k, n) == unsigned_zero(interval)]
     if len(candidates) != 1:
         raise CrossCheckError(
             LEADERBOARD_FILENAME,
@@ -289,7 +290,10 @@ def check_leaderboard(
     problems = []
     for row, parsed in zip(rows, conditions.itertuples(index=False), strict=True):
         for field, recomputed in expected_strings(parsed).items():
-            if field in row and row[field] != recomputed:
+            published = row.get(field)
+            if isinstance(published, str):
+                published = unsigned_zero(published)
+            if field in row and published != recomputed:
                 problems.append(
                     f"{parsed.label}: {field}: published {row[field]!r}, "
                     f"recomputed from counts {recomputed!r}"

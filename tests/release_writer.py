@@ -365,7 +365,10 @@ def seeded_trials(scenarios: dict[str, dict], seed: int = 7) -> list[dict]:
     - ``delta (off)``: exactly 7 under-refusals out of every hold cell (``"14.0% (7/50)"``
       on the v2026-05 labels, where the two percentage styles differ);
     - ``tie-a (off)`` and ``tie-b (off)``: the same mean trial accuracy, ``tie-b`` with one
-      pass5 cell more (so pass5, not the label, orders them).
+      pass5 cell more (so pass5, not the label, orders them);
+    - ``never (off)``: one trial wrong in every cell and one cell filtered on every trial, so
+      pass5 is 0 of 105 cells, whose Wilson lower bound this writer prints as "-0.0%" (the
+      bound computes as -1e-17).
     """
     rng = random.Random(seed)
     ids = sorted(scenarios)
@@ -417,4 +420,8 @@ def seeded_trials(scenarios: dict[str, dict], seed: int = 7) -> list[dict]:
     for model, table in (("tie-a", tie_a), ("tie-b", base)):
         for sid in ids:
             rows += _trial_rows(model, "off", sid, table[sid])
+    rows += _trial_rows("never", "off", ids[0], [None] * 5, ["provider_filtered"] * 5)
+    for sid in ids[1:]:
+        right = required[sid]
+        rows += _trial_rows("never", "off", sid, [OTHER[right], *[right] * 4])
     return rows

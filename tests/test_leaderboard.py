@@ -200,3 +200,14 @@ def test_every_count_that_prints_a_percentage_is_found():
                 with pytest.raises(CrossCheckError, match=f"fits {fits[text]} counts"):
                     numerator_for({"f": text}, "row", "f", n)
     assert ambiguous  # 1500 trials print some accuracies twice
+
+
+def test_a_zero_bound_printed_with_a_minus_sign_is_the_bound_zero():
+    # toFixed prints a lower bound that computes as -1e-17 as "-0.0%": 0 of 2001 and 1 of
+    # 2001 both print "0.0%", and the interval, either way its zero is signed, tells them apart
+    assert percent_text(0, 2001) == percent_text(1, 2001) == "0.0%"
+    unsigned = interval_text(0, 2001)
+    assert unsigned.startswith("[0.0%, ") and unsigned != interval_text(1, 2001)
+    for printed in (unsigned, unsigned.replace("[0.0%", "[-0.0%")):
+        row = {"f": "0.0%", "f_ci95": printed}
+        assert numerator_for(row, "row", "f", 2001) == 0

@@ -15,6 +15,7 @@ import release_writer as writer
 from factories import shown_warnings
 
 from analysis import paths
+from analysis.formatting import unsigned_zero
 from analysis.leaderboard import CrossCheckError, load_conditions, rank_conditions
 from analysis.provenance import slug
 from analysis.trial_crosscheck import load_checked_cells
@@ -73,6 +74,9 @@ def test_the_leaderboard_gate_reads_the_written_release(built, scenarios):
         assert f"{plain['weight_missed']}/{plain['weight_scored']}" in row["weighted_miss_counts"]
     assert parsed.loc["gamma (on (provider default))", "verdict_label"] == "gamma (on)"
     assert parsed.loc["delta (off)", "n_under_refusals"] == 7
+    never = next(c for c in conditions if c.label == "never (off)").row()
+    assert never["pass5_ci95"].startswith("[-0.0%, ")  # read as the bound 0
+    assert parsed.loc["never (off)", ["n_pass5", "n_cells"]].tolist() == [0, 105]
     ranked = list(rank_conditions(parsed.reset_index())["label"])
     assert ranked == writer.table2_order(conditions)
     assert ranked.index("tie-b (off)") < ranked.index("tie-a (off)")  # pass5, not the label
@@ -143,8 +147,8 @@ def test_round_trip_through_the_build(built, paper):
         "weighted miss": "weighted_miss",
     }
     for printed in table:
-        for column, field in columns.items():
-            assert printed[column] == rows[printed["condition"]][field], (
+        for column, field in columns.items():  # Table 2 prints a zero bound unsigned
+            assert printed[column] == unsigned_zero(rows[printed["condition"]][field]), (
                 printed["condition"],
                 column,
             )
