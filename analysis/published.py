@@ -201,7 +201,7 @@ def _claims() -> tuple[Claim, ...]:
     reasoning = [
         Claim(
             "Reasoning",
-            "models with a floor and a high row",
+            "models with one floor and one high row",
             "reasoning.models_with_both",
             REASONING_MODELS,
             "models",

@@ -779,5 +779,5 @@ def test_reasoning_figure_without_any_pair_says_so() -> None:
     contrasts = reasoning_contrasts(pd.DataFrame(columns=["model", "reasoning_level"]))
     fig = reasoning_figure(contrasts)
     texts = [t.get_text() for ax in fig.axes for t in ax.texts]
-    assert texts == ["no model has both\na floor and a high condition"] * 2
+    assert texts == ["no model has one floor\nand one high condition"] * 2
     plt.close(fig)

@@ -310,7 +310,7 @@ def pass_k_checks(passk: pd.DataFrame, accuracy: pd.DataFrame, cells: pd.DataFra
 def _paired_contrasts(section: Section, cells: pd.DataFrame, tag: str) -> None:
     pairs = inf.reasoning_pairs_of(cells)
     if pairs.empty:
-        print("No model with both a floor and a high condition here: no paired contrast.")
+        print("No model with one floor and one high condition here: no paired contrast.")
         return
     paired = pd.concat(
         [

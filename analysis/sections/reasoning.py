@@ -31,7 +31,7 @@ def reasoning_numbers(contrasts: pd.DataFrame) -> pd.DataFrame:
         value_number(
             "reasoning.models_with_both",
             len(contrasts),
-            "models with both a floor and a high row",
+            "models with one floor and one high row",
             unit="models",
             digits=None,
         )
@@ -118,7 +118,7 @@ def reasoning_figure(contrasts: pd.DataFrame) -> plt.Figure:
             ax.text(
                 0.5,
                 0.5,
-                "no model has both\na floor and a high condition",
+                "no model has one floor\nand one high condition",
                 transform=ax.transAxes,
                 ha="center",
                 va="center",
