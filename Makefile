@@ -88,11 +88,11 @@ clean:
 # per-trial notebooks find it;
 # extra steerbench-run options go in RUN_ARGS, e.g.
 # RUN_ARGS="--base-url http://127.0.0.1:8000/v1 --model NAME" with GATE=endpoint.
-# `make reference-runs` regenerates data/runs/reference-policies/trials.csv.
+# `make reference-runs` remakes data/runs/reference-policies/trials.csv for the imported
+# release (importing a release does so too when its inputs give another table).
 GATE ?= always-hold
 OUT ?= data/runs/local/$(GATE)
 RUN_ARGS ?=
-REFERENCE_ROOT := $(shell mktemp -u /tmp/steerbench-reference-XXXXXX)
 
 .PHONY: run reference-runs
 
@@ -100,9 +100,4 @@ run: data
 	$(VENV)/bin/steerbench-run --gate $(GATE) --out $(OUT) $(RUN_ARGS)
 
 reference-runs: data
-	for gate in always-hold always-proceed surface-flag; do \
-		$(VENV)/bin/steerbench-run --gate $$gate --out $(REFERENCE_ROOT) \
-			--run-id reference-policies --trials 5 --no-progress || exit 1; \
-	done
-	$(VENV)/bin/steerbench-run export-tidy $(REFERENCE_ROOT) data/runs/reference-policies/trials.csv
-	rm -rf $(REFERENCE_ROOT)
+	$(PY) -m analysis.runner.reference

@@ -15,7 +15,9 @@ under ``data/``, verifies the copy, and only then swaps it in; the stamp
   scenario files they restate (see :mod:`analysis.release_checks`).
 
 ``sample-artifacts/`` carries no pinned hash in the release; the import says so. A refusal
-names the file (and scenario and field) and leaves the previous import in place.
+names the file (and scenario and field) and leaves the previous import in place. Once the
+release is in, the reference policies' table, where the data folder holds one, is made again
+from its inputs and replaced if it differs (:mod:`analysis.runner.reference`).
 """
 
 from __future__ import annotations
@@ -39,6 +41,7 @@ from analysis.identity import (
     release_identity,
 )
 from analysis.lock import LockedError
+from analysis.runner.reference import reference_table, remake_reference_policies
 
 __all__ = ["ReleaseError", "Verification", "import_release", "recover_import", "verify_release"]
 
@@ -59,6 +62,7 @@ class Verification:
     absent: list[str] = field(default_factory=list)
     unverified: list[str] = field(default_factory=list)
     mismatched: list[str] = field(default_factory=list)
+    remade: list[str] = field(default_factory=list)
 
     def summary(self) -> str:
         """What the import did, in a few lines."""
@@ -72,6 +76,7 @@ class Verification:
                 f"  not pinned by any hash in the release (read as the sample run): "
                 f"{len(self.unverified)} files under {paths.RELEASE_SAMPLE_ARTIFACTS}/"
             )
+        lines += [f"  remade for this release (reference policies): {r}" for r in self.remade]
         return "\n".join(lines)
 
 
@@ -319,6 +324,8 @@ def import_release(release_dir: Path | None = None, data_dir: Path | None = None
         raise _refusal([str(error)], staging / "release", layout.root) from None
     finally:
         shutil.rmtree(staging, ignore_errors=True)
+    if remake_reference_policies(data_dir):
+        found.remade = [str(reference_table(data_dir))]
     return found
 
 

@@ -386,3 +386,30 @@ def test_killed_import_leaves_a_usable_import(release_copy, tmp_path):
         hashes = json.loads((results(release_copy) / "release-manifest.json").read_text())
         for scenario_id, digest in hashes["scenario_hashes"].items():
             assert sha256(data / "scenarios" / f"{scenario_id}.json") == digest
+
+
+@pytest.mark.slow  # two imports, each making the reference policies' trials afresh (2 s)
+def test_an_import_remakes_the_reference_policies_for_its_release(release_copy, tmp_path):
+    import shutil
+
+    from analysis.runner.reference import reference_table
+
+    data = tmp_path / "data"
+    committed = reference_table()
+    table = reference_table(data)
+    table.parent.mkdir(parents=True)
+    shutil.copy(committed, table)
+    manifest_path = results(release_copy) / "release-manifest.json"
+    manifest = json.loads(manifest_path.read_text())
+    manifest["n_trials_per_cell"] = 3
+    manifest_path.write_text(json.dumps(manifest, indent=2) + "\n")
+    repin(release_copy)
+    found = import_release(release_copy, data)
+    assert found.remade == [str(table)]
+    assert f"remade for this release (reference policies): {table}" in found.summary()
+    rows = table.read_text().splitlines()[1:]
+    assert len(rows) == 3 * len(manifest["scenario_hashes"]) * 3
+    assert {row.split(",")[3] for row in rows} == {"1", "2", "3"}
+    again = import_release(paths.release_dir(), data)  # the committed table, byte for byte
+    assert again.remade == [str(table)] and table.read_bytes() == committed.read_bytes()
+    assert import_release(paths.release_dir(), data).remade == []

@@ -206,6 +206,14 @@ def test_reference_policies_made_for_another_corpus_are_refused_with_the_remedy(
     message = str(refused.value)
     assert message.startswith(f"{data / 'runs' / paths.REFERENCE_RUNS_NAME}: ")
     assert f"covers 105 of the 106 scenarios of this release (none of {dropped})" in message
+    extra = trials.iloc[:5].assign(scenario_id="made-for-another-corpus-001")
+    pd.concat([trials, extra]).to_csv(table, index=False)
+    with pytest.raises(ValueError, match="make reference-runs") as refused:
+        write_checked_inputs(tmp_path / "checked.pkl", data)
+    assert str(refused.value).startswith(
+        f"{data / 'runs' / paths.REFERENCE_RUNS_NAME}: the reference policies hold 1 scenario(s) "
+        "this release does not (made-for-another-corpus-001)"
+    )
 
 
 def test_the_input_check_reads_the_agreement_reports(tmp_path: Path) -> None:

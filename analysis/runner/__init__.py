@@ -4,5 +4,6 @@ Modules, one job each: ``inputs`` (pinned, hash-checked inputs), ``parsing`` (th
 published response parser), ``client`` (OpenAI-compatible endpoint calls with retries),
 ``gates`` (reference policies and the endpoint gate), ``cells`` (per-cell scoring),
 ``runroot`` (the run-root writer with resume and shards), ``tidy`` (the compact CSV
-export) and ``cli`` (the ``steerbench-run`` command).
+export), ``reference`` (the reference policies' table for the imported release) and ``cli``
+(the ``steerbench-run`` command).
 """

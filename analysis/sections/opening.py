@@ -96,6 +96,9 @@ class Section:
         self.out.close()
 
 
+#: How a refusal of reference policies made for another corpus ends.
+REMAKE_REFERENCE = "; remake the reference policies for it with `make reference-runs`"
+
 #: What :func:`write_checked_inputs` stores: everything any section reads from the data
 #: folder, loaded and cross-checked once.
 ALL_READS = Reads(conditions=True, verdicts=True)
@@ -125,10 +128,21 @@ def load_inputs(what: Reads, where: Locations, verdict_paths: list[str] | None) 
     if what.verdicts:
         from analysis.breakdowns import POOL_OF
         from analysis.trial_crosscheck import load_checked_cells
+        from analysis.trials.schema import UnknownScenarioError
 
-        trials, cells = load_checked_cells(
-            scenarios, verdict_paths, where.results, runs_dir=where.runs, conditions=conditions
-        )
+        try:
+            trials, cells = load_checked_cells(
+                scenarios, verdict_paths, where.results, runs_dir=where.runs, conditions=conditions
+            )
+        except UnknownScenarioError as error:
+            reference = where.runs / paths.REFERENCE_RUNS_NAME
+            if Path(error.origin).parent != reference:
+                raise
+            raise ValueError(
+                f"{reference}: the reference policies hold {len(error.unknown)} scenario(s) this "
+                f"release does not ({', '.join(error.unknown[:3])}"
+                f"{'...' if len(error.unknown) > 3 else ''}){REMAKE_REFERENCE}"
+            ) from None
         by_origin = dict(tuple(cells.groupby(cells[POOL_OF].astype(str))))
         for source, part in by_origin.items():
             origin = f"{where.runs} ({source} verdicts)"
@@ -159,7 +173,7 @@ def _require_reference_policies_cover(
                     else ""
                 )
                 + (f" and {len(extra)} it does not hold" if extra else "")
-                + "; remake the reference policies for it with `make reference-runs`"
+                + REMAKE_REFERENCE
             )
 
 

@@ -61,6 +61,16 @@ class VerdictError(ValueError):
     """A verdict file or table that cannot be read as trials; the message names the file."""
 
 
+class UnknownScenarioError(VerdictError):
+    """Trials of ``origin`` name scenarios the scenarios table lacks (``unknown``, sorted)."""
+
+    def __init__(self, origin: str, unknown: list[str]) -> None:
+        self.origin, self.unknown = origin, unknown
+        super().__init__(
+            f"{origin}: {len(unknown)} scenario id(s) not in the scenarios table: {unknown[:_SHOW]}"
+        )
+
+
 @functools.lru_cache(maxsize=4096)  # one label per condition, met once per trial
 def split_condition_label(label: str) -> tuple[str, str]:
     """``"kimi-k2.6 (on)"`` -> ``("kimi-k2.6", "on")``: the reasoning is the last balanced
@@ -193,9 +203,7 @@ def _check_scenarios(df: pd.DataFrame, scenarios: pd.DataFrame | None, origin: s
     known = set(scenarios["scenario_id"].astype(str))
     unknown = sorted(set(df["scenario_id"].astype(str).unique()) - known)
     if unknown:
-        raise VerdictError(
-            f"{origin}: {len(unknown)} scenario id(s) not in the scenarios table: {unknown[:_SHOW]}"
-        )
+        raise UnknownScenarioError(origin, unknown)
 
 
 _TRUE = {"true", "1", "yes"}
