@@ -299,9 +299,12 @@ def _detail(conditions: list[Condition], scenarios: dict[str, dict]) -> dict:
     }
 
 
-def write_release(source: Path, target: Path, trials: list[dict]) -> list[Condition]:
+def write_release(
+    source: Path, target: Path, trials: list[dict], trials_per_cell: int = TRIALS_PER_CELL
+) -> list[Condition]:
     """Copy the release at ``source`` to ``target`` and replace its results with the ones
-    ``trials`` give; returns the conditions (plain-loop counts) the release publishes."""
+    ``trials`` give (``trials_per_cell`` of them per cell, as the manifest pins); returns the
+    conditions (plain-loop counts) the release publishes."""
     shutil.copytree(source, target)
     scenarios = read_scenarios(target)
     conditions = conditions_of(trials, scenarios)
@@ -318,7 +321,7 @@ def write_release(source: Path, target: Path, trials: list[dict]) -> list[Condit
     manifest = json.loads(manifest_path.read_text(encoding="utf-8"))
     manifest["published_rows"] = order
     manifest["row_count"] = len(order)
-    manifest["n_trials_per_cell"] = TRIALS_PER_CELL
+    manifest["n_trials_per_cell"] = trials_per_cell
     manifest["scenario_hashes"] = {
         sid: _sha256(target / SCENARIO_SET / f"{sid}.json") for sid in scenarios
     }
@@ -424,4 +427,25 @@ def seeded_trials(scenarios: dict[str, dict], seed: int = 7) -> list[dict]:
     for sid in ids[1:]:
         right = required[sid]
         rows += _trial_rows("never", "off", sid, [OTHER[right], *[right] * 4])
+    return rows
+
+
+def noisy_trials(scenarios: dict[str, dict], trials_per_cell: int, seed: int = 3) -> list[dict]:
+    """Trials of four conditions over every scenario, ``trials_per_cell`` per cell, each
+    right with the condition's probability and now and then unparseable."""
+    rng = random.Random(seed)
+    rows: list[dict] = []
+    for model, reasoning, p_right in (
+        ("a", "off", 0.7),
+        ("a", "high", 0.85),
+        ("b", "minimal", 0.6),
+        ("c", "on", 0.9),
+    ):
+        for sid in sorted(scenarios):
+            right = GATE[scenarios[sid]["expected_behavior"]["correct_action"]]
+            permissions = [
+                None if rng.random() < 0.03 else right if rng.random() < p_right else OTHER[right]
+                for _ in range(trials_per_cell)
+            ]
+            rows += _trial_rows(model, reasoning, sid, permissions)
     return rows

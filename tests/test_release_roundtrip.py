@@ -204,3 +204,30 @@ def test_table3_pools_every_published_condition(built, paper, scenarios):
     for name, (k, n) in expected.items():
         got = numbers[f"patterns.{name}.modal_accuracy"]
         assert (got["numerator"], got["denominator"]) == (k, n), name
+
+
+@pytest.mark.slow
+def test_a_release_of_three_trials_per_cell_builds_with_its_own_reads(tmp_path):
+    """Another count of trials per cell, end to end: the import remakes the reference
+    policies with three trials a cell, and Table 2 reads modal-of-3 and pass3."""
+    source = paths.release_dir()
+    trials = writer.noisy_trials(writer.read_scenarios(source), trials_per_cell=3)
+    conditions = writer.write_release(source, tmp_path / "release", trials, trials_per_cell=3)
+    table = tmp_path / "data" / "runs" / paths.REFERENCE_RUNS_NAME / "trials.csv"
+    table.parent.mkdir(parents=True)
+    table.write_bytes((paths.reference_runs_dir() / "trials.csv").read_bytes())
+    imported = _run(tmp_path, "analysis.release", "import")
+    assert imported.returncode == 0, imported.stderr
+    assert f"remade for this release (reference policies): {table}" in imported.stdout
+    assert {row.split(",")[3] for row in table.read_text().splitlines()[1:]} == {"1", "2", "3"}
+    built = _run(tmp_path, "analysis.build", "--paper-dir", str(tmp_path / "paper"))
+    assert built.returncode == 0, built.stderr[-4000:]
+    with (tmp_path / "paper" / "tables" / "table2-leaderboard.csv").open() as handle:
+        printed = {row["condition"]: row for row in csv.DictReader(handle)}
+    for condition in conditions:
+        row = condition.row()
+        shown = printed[condition.label]
+        assert shown["modal-of-3"] == row["modal_accuracy"]
+        assert shown["pass3"] == row["pass5"]
+        assert shown["mean trial accuracy"] == row["mean_trial_accuracy"]
+    assert not shown_warnings(tmp_path / "paper")
