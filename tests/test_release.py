@@ -405,11 +405,31 @@ def test_an_import_remakes_the_reference_policies_for_its_release(release_copy, 
     manifest_path.write_text(json.dumps(manifest, indent=2) + "\n")
     repin(release_copy)
     found = import_release(release_copy, data)
-    assert found.remade == [str(table)]
-    assert f"remade for this release (reference policies): {table}" in found.summary()
+    assert f"reference policies remade for this release: {table}" in found.summary()
     rows = table.read_text().splitlines()[1:]
     assert len(rows) == 3 * len(manifest["scenario_hashes"]) * 3
     assert {row.split(",")[3] for row in rows} == {"1", "2", "3"}
     again = import_release(paths.release_dir(), data)  # the committed table, byte for byte
-    assert again.remade == [str(table)] and table.read_bytes() == committed.read_bytes()
-    assert import_release(paths.release_dir(), data).remade == []
+    assert again.reference_policies and table.read_bytes() == committed.read_bytes()
+    assert not import_release(paths.release_dir(), data).reference_policies
+
+
+def test_an_import_leaves_reference_policies_it_cannot_remake_as_they_were(
+    release_copy, tmp_path, monkeypatch
+):
+    from analysis.runner import inputs
+    from analysis.runner.reference import reference_table
+
+    def unreadable(*args):
+        raise inputs.PinnedInputError("parity-vectors.json: cannot be read")
+
+    data = tmp_path / "data"
+    table = reference_table(data)
+    table.parent.mkdir(parents=True)
+    table.write_text("scenario_id,model\n")  # whatever the folder held
+    monkeypatch.setattr(inputs, "load_pinned_inputs", unreadable)
+    summary = import_release(release_copy, data).summary()
+    assert "reference policies not remade (parity-vectors.json: cannot be read)" in summary
+    assert f"{table} is left as it was" in summary
+    assert table.read_text() == "scenario_id,model\n"
+    assert paths.import_stamp(data).exists()  # the release itself is in

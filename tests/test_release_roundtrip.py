@@ -218,7 +218,7 @@ def test_a_release_of_three_trials_per_cell_builds_with_its_own_reads(tmp_path):
     table.write_bytes((paths.reference_runs_dir() / "trials.csv").read_bytes())
     imported = _run(tmp_path, "analysis.release", "import")
     assert imported.returncode == 0, imported.stderr
-    assert f"remade for this release (reference policies): {table}" in imported.stdout
+    assert f"reference policies remade for this release: {table}" in imported.stdout
     assert {row.split(",")[3] for row in table.read_text().splitlines()[1:]} == {"1", "2", "3"}
     built = _run(tmp_path, "analysis.build", "--paper-dir", str(tmp_path / "paper"))
     assert built.returncode == 0, built.stderr[-4000:]

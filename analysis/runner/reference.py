@@ -35,6 +35,10 @@ DEFAULT_TRIALS = 5
 PathLike = str | os.PathLike[str]
 
 
+class ReferencePolicyError(RuntimeError):
+    """The reference policies cannot be made from the imported release's inputs."""
+
+
 def reference_table(data: PathLike | None = None) -> Path:
     """The reference policies' tidy table: ``data/runs/reference-policies/trials.csv``."""
     return paths.reference_runs_dir(data) / TABLE_NAME
@@ -50,15 +54,21 @@ def release_trials_per_cell(data: PathLike | None = None) -> int:
 
 def make_reference_policies(out: PathLike, data: PathLike | None = None) -> int:
     """Run every reference policy over the release imported in ``data`` and write their tidy
-    table to ``out`` (atomically); returns the number of rows."""
+    table to ``out`` (atomically); returns the number of rows. Inputs that cannot be read
+    (no parity vectors, say) raise :class:`ReferencePolicyError`."""
     from analysis.runner.gates import REFERENCE_POLICIES
-    from analysis.runner.inputs import load_pinned_inputs
+    from analysis.runner.inputs import PinnedInputError, load_pinned_inputs
     from analysis.runner.runroot import run_gate
     from analysis.runner.tidy import export_tidy
 
     scenarios = paths.scenarios_dir(data)
-    inputs = load_pinned_inputs(paths.parity_vectors(data), paths.release_manifest(data), scenarios)
-    trials = release_trials_per_cell(data)
+    try:
+        inputs = load_pinned_inputs(
+            paths.parity_vectors(data), paths.release_manifest(data), scenarios
+        )
+        trials = release_trials_per_cell(data)
+    except (InputFileError, PinnedInputError) as error:
+        raise ReferencePolicyError(str(error)) from None
     with tempfile.TemporaryDirectory(prefix="steerbench-reference-") as root:
         for policy in REFERENCE_POLICIES.values():
             gate = policy()
@@ -105,13 +115,10 @@ def main(argv: list[str] | None = None) -> int:
         "out", nargs="?", type=Path, help=f"tidy CSV to write (default: {reference_table()})"
     )
     args = parser.parse_args(argv)
-    from analysis.runner.inputs import PinnedInputError
-    from analysis.runner.runroot import RunRootError
-
     out = args.out or reference_table()
     try:
         rows = make_reference_policies(out)
-    except (InputFileError, PinnedInputError, RunRootError, OSError) as error:
+    except (ReferencePolicyError, OSError) as error:
         print(f"error: {error}", file=sys.stderr)
         return 2
     print(f"wrote {rows} rows to {out}")
