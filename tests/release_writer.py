@@ -322,6 +322,7 @@ def write_release(
     manifest["published_rows"] = order
     manifest["row_count"] = len(order)
     manifest["n_trials_per_cell"] = trials_per_cell
+    manifest["scenario_count"] = len(scenarios)
     manifest["scenario_hashes"] = {
         sid: _sha256(target / SCENARIO_SET / f"{sid}.json") for sid in scenarios
     }
@@ -333,6 +334,54 @@ def write_release(
     ]
     (results / "checksums.txt").write_text("\n".join(lines) + "\n", "utf-8")
     return conditions
+
+
+def subset_release(source: Path, target: Path, keep: Iterable[str]) -> None:
+    """Copy the release at ``source`` to ``target`` with only the scenarios ``keep`` (which
+    must hold those of the sample run): their files, their rows of ``MANIFEST.md`` and
+    ``_SCENARIO_PATTERNS.json``, their parity vectors and response cases, and their gold
+    labels, with the agreement report's count of majority gates matching the key made
+    from those. Its results still describe the whole set: :func:`write_release` on
+    ``target`` writes them anew."""
+    keep = set(keep)
+    shutil.copytree(source, target)
+    folder = target / SCENARIO_SET
+    dropped = set(read_scenarios(target)) - keep
+    for sid in dropped:
+        (folder / f"{sid}.json").unlink()
+    patterns_path = folder / "_SCENARIO_PATTERNS.json"
+    patterns = json.loads(patterns_path.read_text(encoding="utf-8"))
+    patterns["scenarios"] = {k: v for k, v in patterns["scenarios"].items() if k in keep}
+    patterns_path.write_text(json.dumps(patterns, indent=2) + "\n", "utf-8")
+    manifest_path = folder / "MANIFEST.md"
+    rows = manifest_path.read_text(encoding="utf-8").splitlines(keepends=True)
+    kept = [r for r in rows if not (r.startswith("| ") and r.split("|")[1].strip() in dropped)]
+    manifest_path.write_text("".join(kept), "utf-8")
+    vectors_path = target / "integrations" / "tinker" / "parity-vectors.json"
+    vectors = json.loads(vectors_path.read_text(encoding="utf-8"))
+    vectors["scenarios"] = [v for v in vectors["scenarios"] if v["id"] in keep]
+    vectors["scenario_count"] = len(vectors["scenarios"])
+    vectors["response_cases"] = [c for c in vectors["response_cases"] if c["scenario_id"] in keep]
+    vectors["response_case_count"] = len(vectors["response_cases"])
+    vectors_path.write_text(json.dumps(vectors, indent=2) + "\n", "utf-8")
+    validation = target / RESULTS / "human-validation"
+    gold = json.loads((validation / "gold-labels.json").read_text(encoding="utf-8"))
+    gold["labels"] = {k: v for k, v in gold["labels"].items() if k in keep}
+    (validation / "gold-labels.json").write_text(json.dumps(gold, indent=2) + "\n", "utf-8")
+    scenarios = read_scenarios(target)
+    match = sum(
+        GATE[scenarios[sid]["expected_behavior"]["correct_action"]] == label["gate_state"]
+        for sid, label in gold["labels"].items()
+    )
+    report_path = validation / "agreement-report.json"
+    report = json.loads(report_path.read_text(encoding="utf-8"))
+    n = len(gold["labels"])
+    report["canonical_alignment"]["gate_state"] = {
+        "n": n,
+        "match": match,
+        "match_rate": float(to_fixed(match / n, 4)),
+    }
+    report_path.write_text(json.dumps(report, indent=2) + "\n", "utf-8")
 
 
 # --------------------------------------------------------------------------------------------

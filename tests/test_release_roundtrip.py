@@ -231,3 +231,32 @@ def test_a_release_of_three_trials_per_cell_builds_with_its_own_reads(tmp_path):
         assert shown["pass3"] == row["pass5"]
         assert shown["mean trial accuracy"] == row["mean_trial_accuracy"]
     assert not shown_warnings(tmp_path / "paper")
+
+
+@pytest.mark.slow
+def test_a_release_of_fewer_scenarios_builds_with_its_own_denominators(tmp_path):
+    """Half the corpus, end to end: every count is out of the release's own scenarios."""
+    source = paths.release_dir()
+    ids = sorted(writer.read_scenarios(source))
+    sample = {p.parent.name for p in (source / "sample-artifacts").rglob("cell.json")}
+    writer.subset_release(source, tmp_path / "subset", set(ids[::2]) | sample)
+    scenarios = writer.read_scenarios(tmp_path / "subset")
+    trials = writer.noisy_trials(scenarios, trials_per_cell=5)
+    conditions = writer.write_release(tmp_path / "subset", tmp_path / "release", trials)
+    table = tmp_path / "data" / "runs" / paths.REFERENCE_RUNS_NAME / "trials.csv"
+    table.parent.mkdir(parents=True)
+    table.write_bytes((paths.reference_runs_dir() / "trials.csv").read_bytes())
+    imported = _run(tmp_path, "analysis.release", "import")
+    assert imported.returncode == 0, imported.stderr
+    assert {row.split(",")[0] for row in table.read_text().splitlines()[1:]} == set(scenarios)
+    built = _run(tmp_path, "analysis.build", "--paper-dir", str(tmp_path / "paper"))
+    assert built.returncode == 0, built.stderr[-4000:]
+    numbers = json.loads((tmp_path / "paper" / "numbers.json").read_text())["numbers"]
+    assert numbers["corpus.scenarios"]["value"] == len(scenarios) < len(ids)
+    with (tmp_path / "paper" / "tables" / "table2-leaderboard.csv").open() as handle:
+        printed = {row["condition"]: row for row in csv.DictReader(handle)}
+    for condition in conditions:
+        row = condition.row()
+        assert printed[condition.label]["modal-of-5"] == row["modal_accuracy"]
+        assert printed[condition.label]["under-refusal"] == row["under_refusal"]
+    assert not shown_warnings(tmp_path / "paper")
