@@ -140,13 +140,15 @@ def write_table(
 def show(frame: pd.DataFrame, rows: int = 40) -> None:
     """Display ``frame`` for a reader (human headers, percentages, no index) in a notebook.
 
-    The HTML's element ids come from the shown content, not from a random uuid, so that a
-    build of the same inputs writes the same executed notebooks."""
+    Cells and headers are HTML-escaped (a release's model may be named ``a<b>``), and the
+    HTML's element ids come from the shown content, not from a random uuid, so that a build
+    of the same inputs writes the same executed notebooks."""
     from IPython.display import display
 
     shown = presented(frame.head(rows))
     content = hashlib.sha256(shown.to_csv(index=False).encode("utf-8")).hexdigest()
-    display(shown.style.hide(axis="index").set_uuid(content[:12]))
+    styler = shown.style.hide(axis="index").format(escape="html")
+    display(styler.format_index(escape="html", axis=1).set_uuid(content[:12]))
     if len(frame) > rows:
         print(f"(first {rows} of {len(frame)} rows; all of them in the table files)")
 

@@ -221,3 +221,12 @@ def test_a_table_shown_twice_has_the_same_html(monkeypatch):
     first, again, other = (styler.to_html() for styler in shown)
     assert first == again and 'id="T_' in first
     assert other != first and other.split('id="T_')[1][:12] != first.split('id="T_')[1][:12]
+
+
+def test_a_shown_table_escapes_its_cells_and_headers(monkeypatch):
+    shown = []
+    monkeypatch.setattr("IPython.display.display", shown.append)
+    show(pd.DataFrame({"a<i>": ["m<b>&c (off)"], "accuracy": [0.5]}))
+    html = shown[0].to_html()
+    assert ">m&lt;b&gt;&amp;c (off)<" in html and "a&lt;i&gt;" in html
+    assert "<b>" not in html and "<i>" not in html
