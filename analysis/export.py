@@ -24,7 +24,7 @@ import numpy as np
 import pandas as pd
 
 from analysis import paths as project_paths
-from analysis.scoring import condition_scores, score_cells
+from analysis.scoring import condition_scores, record_correct, score_cells
 from analysis.trials import VerdictError, load_trials
 from analysis.vocabulary import verdict_file_labels
 
@@ -123,6 +123,7 @@ def write_scenarios_detail(
     except ValueError as error:
         raise VerdictError(f"{path}: {error}; write one of them to another file") from None
     cells = score_cells(trials, scenarios)
+    cells["record_correct"] = record_correct(cells)
     by_cell = {
         key: group
         for key, group in trials.groupby(["scenario_id", "condition"], observed=True, sort=True)
@@ -144,7 +145,7 @@ def write_scenarios_detail(
                     "confidence": None,
                     "reason": None,
                     "status": str(t.status),
-                    "correct": permission == required,
+                    "correct": None if permission is None else permission == required,
                 }
             )
         cell_rows.setdefault(str(cell["scenario_id"]), []).append(
@@ -156,7 +157,7 @@ def write_scenarios_detail(
                 "n_trials": int(cell["n_trials"]),
                 "n_correct": int(cell["n_correct"]),
                 "pass_all": bool(cell["pass_all"]),
-                "correct": bool(cell["modal_correct"]),
+                "correct": cell["record_correct"],
                 "modal_scored": bool(cell["modal_scored"]),
                 "directionally_scored": bool(cell["directionally_scored"]),
                 "provider_filtered": bool(cell["provider_filtered"]),

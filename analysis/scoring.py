@@ -170,6 +170,19 @@ def label_counts(scenarios: pd.DataFrame) -> dict[str, int]:
 # --------------------------------------------------------------------------------------------
 
 
+def record_correct(cells: pd.DataFrame) -> pd.Series:
+    """A cell record's ``correct`` as the release writes it: whether the modal decision equals
+    the required gate, null (``None``) for a cell with no modal decision (every trial
+    unparsed, ungated or filtered), as the release's scorer compares a missing decision."""
+    decided = cells["modal_decision"].notna().to_numpy()
+    correct = cells["modal_correct"].to_numpy(dtype=bool)
+    return pd.Series(
+        [bool(c) if d else None for c, d in zip(correct, decided, strict=True)],
+        index=cells.index,
+        dtype=object,
+    )
+
+
 def scenario_key(scenarios: pd.DataFrame) -> pd.DataFrame:
     """``scenario_id, required_gate, tier_weight`` per scenario, derived from
     ``expected_action`` / ``irreversibility`` when those columns are absent."""

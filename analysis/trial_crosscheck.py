@@ -24,7 +24,7 @@ from analysis.breakdowns import POOL_OF, pool_cells, pool_summary
 from analysis.files import json_read_once, read_json
 from analysis.formatting import count_text, percent_text, weighted_miss_text
 from analysis.leaderboard import CrossCheckError, expected_strings, interval_text
-from analysis.scoring import condition_scores, score_cells
+from analysis.scoring import condition_scores, record_correct, score_cells
 from analysis.trials import discover_runs, load_trials, split_condition_label
 from analysis.vocabulary import condition_label, verdict_file_labels
 
@@ -132,11 +132,12 @@ def require_consistent(
 # --------------------------------------------------------------------------------------------
 
 
-#: The cell-level fields a verdict record states, and the ``score_cells`` column of each.
+#: The cell-level fields a verdict record states, and the ``score_cells`` column of each
+#: (``record_correct``: :func:`analysis.scoring.record_correct`, null without a modal decision).
 _STATED = {
     "n_trials": "n_trials",
     "n_correct": "n_correct",
-    "correct": "modal_correct",
+    "correct": "record_correct",
     "modal_decision": "modal_decision",
     "modal_count": "modal_count",
     "pass_all": "pass_all",
@@ -182,7 +183,8 @@ def check_cell_records(path: str | Path, cells: pd.DataFrame) -> list[str]:
     doc = read_json(path)
     if not isinstance(doc, dict):
         return []
-    mine = cells.loc[cells["source"].astype(str) == PUBLISHED]
+    mine = cells.loc[cells["source"].astype(str) == PUBLISHED].copy()
+    mine["record_correct"] = record_correct(mine)
     keys = zip(mine["scenario_id"].astype(str), mine["condition"].astype(str), strict=True)
     row_of = {key: row for row, key in enumerate(keys)}
     records, rows, cell_names = [], [], []

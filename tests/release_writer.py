@@ -264,7 +264,7 @@ def _detail(conditions: list[Condition], scenarios: dict[str, dict]) -> dict:
                     "n_trials": len(trials),
                     "n_correct": cell.n_correct,
                     "pass_all": cell.n_correct == len(trials),
-                    "correct": cell.modal == cell.required,
+                    "correct": None if cell.modal is None else cell.modal == cell.required,
                     "modal_scored": not cell.filtered,
                     "directionally_scored": not cell.filtered and cell.modal is not None,
                     "provider_filtered": cell.filtered,

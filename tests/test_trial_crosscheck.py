@@ -179,3 +179,33 @@ def test_two_rows_the_verdict_file_writes_alike_are_refused() -> None:
     )
     with pytest.raises(CrossCheckError, match=r"tau \(on \(budget 2048\)\) and tau \(on"):
         published_names(board)
+
+
+def test_a_cell_without_a_modal_decision_states_correct_null(tmp_path) -> None:
+    """The release's scorer writes ``correct: null`` for a cell with no modal decision (every
+    trial unparsed, or every trial filtered); the check accepts it, and refuses ``false``
+    there and ``null`` for a decided cell, naming the field."""
+    import json
+
+    from factories import scenarios_frame, trials_frame
+
+    from analysis.export import write_scenarios_detail
+    from analysis.trial_crosscheck import check_cell_records
+
+    path = write_scenarios_detail(trials_frame(), scenarios_frame(), tmp_path / "detail.json")
+    doc = json.loads(path.read_text())
+    cell = {(s["id"], v["model"]): v for s in doc["scenarios"] for v in s["model_verdicts"]}
+    unparsed, filtered = cell["s-go-2", "model-a (off)"], cell["s-hold-1", "model-b (on)"]
+    decided = cell["s-hold-1", "model-a (off)"]
+    assert unparsed["correct"] is None and filtered["correct"] is None
+    assert [t["correct"] for t in unparsed["trials"]] == [None] * 5
+    assert decided["correct"] is True
+    assert check_cell_records(path, score_cells_of(path)) == []
+    unparsed["correct"], filtered["correct"], decided["correct"] = False, False, None
+    path.write_text(json.dumps(doc))
+    at = "detail.json:"
+    assert check_cell_records(path, score_cells_of(path)) == [
+        f"{at} model-a (off) / s-hold-1: correct: stated None, its trials give True",
+        f"{at} model-b (on) / s-hold-1: correct: stated False, its trials give None",
+        f"{at} model-a (off) / s-go-2: correct: stated False, its trials give None",
+    ]
