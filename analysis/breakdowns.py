@@ -111,22 +111,34 @@ def _accuracy(table: pd.DataFrame, k: str = "n_correct", n: str = "n_cells") -> 
 def pattern_gradient(cells: pd.DataFrame, scenarios: pd.DataFrame) -> pd.DataFrame:
     """Table 3: modal accuracy per construction pattern over every modal-scored cell.
 
-    Per (source, pattern): ``n_scenarios`` (distinct scenarios with a scored cell),
+    Per (source, pattern): ``n_scenarios`` (distinct scenarios with a cell of the pool, a
+    scenario filtered in every cell included, as the release's pattern table counts them),
     ``n_cells``, ``n_correct`` (modal-correct cells), ``accuracy = n_correct / n_cells`` and
-    its Wilson 95% bounds; sorted by source, then accuracy descending.
+    its Wilson 95% bounds; sorted by source, then accuracy descending. A pattern with no
+    modal-scored cell has no accuracy and no row.
     """
     scored = decided_cells(cells, scenarios)
     scored["boundary_pattern"] = scored["boundary_pattern"].astype(str)
     table = (
         scored.groupby(["source", "boundary_pattern"], sort=True)
-        .agg(
-            n_scenarios=("scenario_id", "nunique"),
-            n_cells=("modal_correct", "size"),
-            n_correct=("modal_correct", "sum"),
-        )
+        .agg(n_cells=("modal_correct", "size"), n_correct=("modal_correct", "sum"))
         .reset_index()
-        .astype({"n_scenarios": "int64", "n_cells": "int64", "n_correct": "int64"})
+        .astype({"n_cells": "int64", "n_correct": "int64"})
     )
+    pooled = pool_cells(cells)
+    every = pd.DataFrame(
+        {
+            "source": pooled["source"].astype(str).to_numpy(),
+            "scenario_id": pooled["scenario_id"].astype(str).to_numpy(),
+        }
+    ).merge(
+        scenarios[["scenario_id", "boundary_pattern"]].astype(str),
+        on="scenario_id",
+        validate="many_to_one",
+    )
+    n_scenarios = every.groupby(["source", "boundary_pattern"])["scenario_id"].nunique()
+    keys = pd.MultiIndex.from_frame(table[["source", "boundary_pattern"]])
+    table.insert(2, "n_scenarios", n_scenarios.reindex(keys).to_numpy(dtype="int64"))
     table = _accuracy(table)
     return table.sort_values(
         ["source", "accuracy", "boundary_pattern"], ascending=[True, False, True], ignore_index=True

@@ -51,6 +51,20 @@ def test_table3_counts_and_order() -> None:
     assert (table["accuracy_high"] > table["accuracy"]).all()
 
 
+def test_table3_counts_a_scenario_filtered_in_every_cell() -> None:
+    """A scenario whose every cell the provider filtered leaves the cells and the accuracy
+    but is one of its pattern's scenarios, as the release's pattern table counts it."""
+    cells = breakdown_cells()
+    scenarios = breakdown_scenarios()
+    mirrors = scenarios.loc[scenarios["boundary_pattern"] == "incident_mirror", "scenario_id"]
+    sid = str(mirrors.iloc[0])
+    filtered = cells["scenario_id"].astype(str) == sid
+    cells.loc[filtered, "provider_filtered"] = True
+    cells.loc[filtered, "modal_scored"] = False
+    table = pattern_gradient(cells, scenarios).set_index("boundary_pattern")
+    assert table.loc["incident_mirror", ["n_scenarios", "n_cells"]].tolist() == [3, 9 - 3]
+
+
 def test_table3_pools_the_published_conditions_and_keeps_each_run_alone() -> None:
     cells = pd.concat([breakdown_cells("published"), breakdown_cells("run")], ignore_index=True)
     table = pattern_gradient(cells, breakdown_scenarios())
