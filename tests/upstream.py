@@ -62,17 +62,25 @@ class UpstreamTree:
         return self.root.parent / "steerbench-site" / "src" / "data"
 
     def run(
-        self, script: str, *args: str | os.PathLike[str], timeout: float = 300
+        self,
+        script: str,
+        *args: str | os.PathLike[str],
+        timeout: float = 300,
+        preload: str | None = None,
+        env: dict[str, str] | None = None,
+        check: bool = True,
     ) -> subprocess.CompletedProcess[str]:
-        """Run ``node script args...`` in the tree; a failure raises with its output."""
+        """Run ``node [--import preload] script args...`` in the tree (``env`` added to the
+        environment); a failure raises with its output unless ``check`` is false."""
         done = subprocess.run(
-            [node(), script, *map(str, args)],
+            [node(), *(("--import", preload) if preload else ()), script, *map(str, args)],
             cwd=self.root,
             capture_output=True,
             text=True,
             timeout=timeout,
+            env={**os.environ, **(env or {})},
         )
-        if done.returncode != 0:
+        if check and done.returncode != 0:
             raise AssertionError(
                 f"upstream's {script} {' '.join(map(str, args))} exited {done.returncode}:\n"
                 f"{done.stdout[-4000:]}\n{done.stderr[-4000:]}"

@@ -1,0 +1,342 @@
+"""The package held to upstream's own pipeline: seeded runs go through upstream's runner,
+validator, aggregator, detail builder, leaderboard scripts, fabrication gate and paper emitter
+(``upstream_release``); the package, reading the same two files, must give every leaderboard
+string, every cell record and trial of ``scenarios-detail.json``, and every value of the
+emitter's ``numbers.json``, ``patterns.tex``, ``directional.dat`` and ``anchor-mirror.dat``.
+Each disagreement names the seed, the condition, the scenario and the field.
+
+A few seeds run in the fast tier; ``SLOW_SEEDS`` in the slow one. The emitter's
+``trials_per_cell`` (hard-coded 5 upstream, see its ``ORACLE.md``) is the one value not
+compared.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import re
+from pathlib import Path
+from typing import Any
+
+import pandas as pd
+import pytest
+from upstream import assemble
+from upstream_release import Generated, generate
+
+from analysis.breakdowns import ANCHOR, MIRROR, pattern_gradient, per_condition_pattern_accuracy
+from analysis.formatting import js_fixed, percent_text, points_text, rate_text
+from analysis.leaderboard import CrossCheckError, load_conditions, rank_conditions
+from analysis.metrics import direction_asymmetry
+from analysis.scoring import condition_scores, record_correct
+from analysis.trial_crosscheck import load_checked_cells, per_trial_strings
+
+FAST_SEEDS = (1, 2, 3)
+SLOW_SEEDS = tuple(range(1000, 1050))
+
+#: Leaderboard fields the per-trial verdicts print.
+STRINGS = (
+    "mean_trial_accuracy",
+    "mean_trial_accuracy_ci95",
+    "modal_accuracy",
+    "modal_accuracy_ci95",
+    "pass5",
+    "pass5_ci95",
+    "under_refusal",
+    "over_refusal",
+    "weighted_miss",
+)
+#: Cell-record fields and the package's cell column giving each.
+RECORD = {
+    "modal_decision": "modal_decision",
+    "modal_count": "modal_count",
+    "n_trials": "n_trials",
+    "n_correct": "n_correct",
+    "pass_all": "pass_all",
+    "correct": "record_correct",
+    "modal_scored": "modal_scored",
+    "directionally_scored": "directionally_scored",
+    "provider_filtered": "provider_filtered",
+}
+
+
+@pytest.fixture(scope="module")
+def upstream_tree(tmp_path_factory):
+    return assemble(tmp_path_factory.mktemp("upstream"))
+
+
+@pytest.fixture(scope="module")
+def keep(scenarios) -> list[str]:
+    """One anchor and one mirror scenario, which upstream's emitter needs in any subset."""
+    return [
+        str(scenarios.loc[scenarios["boundary_pattern"] == p, "scenario_id"].iloc[0])
+        for p in (ANCHOR, MIRROR)
+    ]
+
+
+def _plain(value: Any) -> Any:
+    """A cell value as JSON would hold it (NA as None, numpy scalars as Python ones)."""
+    if value is None or (not isinstance(value, str) and pd.isna(value)):
+        return None
+    if hasattr(value, "item"):
+        return value.item()
+    return value
+
+
+def _same(stated: Any, mine: Any) -> bool:
+    return type(stated) is type(mine) and stated == mine
+
+
+def _pct(k: int, n: int) -> float | None:
+    """A one-decimal percentage as a number (None where the emitter divides by zero)."""
+    return float(percent_text(k, n).rstrip("%")) if n else None
+
+
+def _number(value: Any) -> float | None:
+    return None if value is None or (isinstance(value, float) and math.isnan(value)) else value
+
+
+def leaderboard_problems(g: Generated, where: str, scores: pd.DataFrame) -> list[str]:
+    rows = json.loads(g.leaderboard.read_text())["rows"]
+    by_label = scores.set_index(scores["condition"].astype(str))
+    problems = []
+    for row in rows:
+        label = f"{row['model']} ({row['reasoning']})"
+        mine = per_trial_strings(by_label.loc[label])
+        for field in STRINGS:
+            if row.get(field) != mine.get(field):
+                problems.append(
+                    f"{where}: {label}: leaderboard {field}: upstream {row.get(field)!r}, "
+                    f"package {mine.get(field)!r}"
+                )
+    return problems
+
+
+def record_problems(g: Generated, where: str, trials, cells, scenarios) -> list[str]:
+    cells = cells.copy()
+    cells["record_correct"] = record_correct(cells)
+    cells["condition"] = cells["condition"].astype(str)
+    detail_names = {c.label: c.detail_label for c in g.conditions}
+    cells["written"] = cells["condition"].map(detail_names)
+    cell_of = {(str(r["scenario_id"]), r["written"]): r for r in cells.to_dict("records")}
+    trial_of = {
+        (str(t.scenario_id), detail_names[str(t.condition)], int(t.trial)): t
+        for t in trials.itertuples(index=False)
+    }
+    expected = dict(
+        zip(scenarios["scenario_id"].astype(str), scenarios["expected_action"], strict=True)
+    )
+    problems = []
+    doc = json.loads(g.detail.read_text())
+    for scenario in doc["scenarios"]:
+        sid = scenario["id"]
+        for record in scenario["model_verdicts"]:
+            at = f"{where}: {record['model']} / {sid}"
+            mine = cell_of.get((sid, record["model"]))
+            if mine is None:
+                problems.append(f"{at}: no such cell in the package's scoring")
+                continue
+            fields = {f: _plain(mine[c]) for f, c in RECORD.items()}
+            fields["expected"] = expected[sid]
+            split = {"allowed": int(mine["n_allowed"]), "blocked": int(mine["n_blocked"])}
+            fields["split"] = {k: v for k, v in split.items() if v}
+            for field, value in fields.items():
+                if not _same(record[field], value):
+                    problems.append(f"{at}: {field}: upstream {record[field]!r}, package {value!r}")
+            for trial in record["trials"]:
+                t = trial_of[(sid, record["model"], trial["trial"])]
+                permission = _plain(t.commit_permission)
+                correct = None if permission is None else permission == mine["required_gate"]
+                for field, value in (
+                    ("commit_permission", permission),
+                    ("status", str(t.status)),
+                    ("correct", correct),
+                ):
+                    if not _same(trial[field], value):
+                        problems.append(
+                            f"{at}: trial {trial['trial']} {field}: upstream "
+                            f"{trial[field]!r}, package {value!r}"
+                        )
+    return problems
+
+
+def _compare(problems: list[str], at: str, field: str, upstream: Any, package: Any) -> None:
+    if upstream != package:
+        problems.append(f"{at}: {field}: upstream {upstream!r}, package {package!r}")
+
+
+def numbers_problems(g: Generated, where: str, cells, scores, scenarios) -> list[str]:
+    numbers = json.loads((g.artifacts / "numbers.json").read_text())
+    problems: list[str] = []
+    at = f"{where}: numbers.json"
+    _compare(problems, at, "release", numbers["release"], g.release_name)
+    _compare(problems, at, "scenario_count", numbers["scenario_count"], len(scenarios))
+    _compare(problems, at, "condition_count", numbers["condition_count"], len(scores))
+    ranked = rank_conditions(scores.assign(label=scores["condition"].astype(str)))
+    leader = ranked.iloc[0]
+    mine = per_trial_strings(leader)
+    _compare(
+        problems,
+        at,
+        "leader",
+        (numbers["leader"]["model"], numbers["leader"]["reasoning"]),
+        (str(leader["model"]), str(leader["reasoning"])),
+    )
+    for field in ("mean_trial_accuracy", "mean_trial_accuracy_ci95", "pass5"):
+        _compare(problems, at, f"leader.{field}", numbers["leader"][field], mine.get(field))
+    asym = direction_asymmetry(scores, scenarios)
+    for name, ratio in (("over_refusal", asym.over), ("under_refusal", asym.under)):
+        got = numbers["directional"][name]
+        _compare(problems, at, f"directional.{name}.count", got["count"], ratio.k)
+        _compare(problems, at, f"directional.{name}.possible", got["possible"], ratio.n)
+        rate = float(rate_text(ratio.k, ratio.n).rstrip("%")) if ratio.n else None
+        _compare(problems, at, f"directional.{name}.rate_pct", _number(got["rate_pct"]), rate)
+    for name in ("raw_ratio", "rate_ratio"):
+        try:
+            value = float(js_fixed(float(getattr(asym, name)), 1))
+        except ZeroDivisionError:
+            value = None
+        _compare(problems, at, f"directional.{name}", numbers["directional"][name], value)
+    table = pattern_gradient(cells, scenarios).set_index("boundary_pattern")
+    am = numbers["anchor_mirror"]
+    for side, pattern in (("anchor", ANCHOR), ("mirror", MIRROR)):
+        k, n = int(table.loc[pattern, "n_correct"]), int(table.loc[pattern, "n_cells"])
+        _compare(problems, at, f"anchor_mirror.{side}_counts", am[f"{side}_counts"], f"{k}/{n}")
+        _compare(problems, at, f"anchor_mirror.{side}_pct", am[f"{side}_pct"], _pct(k, n))
+    anchor, mirror = table.loc[ANCHOR], table.loc[MIRROR]
+    gap = float(
+        points_text(
+            int(anchor["n_correct"]),
+            int(anchor["n_cells"]),
+            int(mirror["n_correct"]),
+            int(mirror["n_cells"]),
+        )
+    )
+    _compare(problems, at, "anchor_mirror.gap_points", am["gap_points"], gap)
+    upstream_patterns = {p["pattern"]: p for p in numbers["patterns"]}
+    _compare(problems, at, "patterns (which)", sorted(upstream_patterns), sorted(table.index))
+    for pattern, row in upstream_patterns.items():
+        if pattern not in table.index:
+            continue
+        mine_row = table.loc[pattern]
+        for field, value in (
+            ("rows", int((scenarios["boundary_pattern"].astype(str) == pattern).sum())),
+            ("cells", int(mine_row["n_cells"])),
+            ("correct", int(mine_row["n_correct"])),
+            ("modal_pct", _pct(int(mine_row["n_correct"]), int(mine_row["n_cells"]))),
+        ):
+            _compare(problems, at, f"patterns.{pattern}.{field}", row[field], value)
+        scenario_count = int(mine_row["n_scenarios"])
+        _compare(problems, at, f"patterns.{pattern}.scenarios", row["rows"], scenario_count)
+    problems += tex_problems(g, where, upstream_patterns)
+    problems += dat_problems(g, where, ranked, cells, scenarios)
+    return problems
+
+
+def tex_problems(g: Generated, where: str, patterns: dict[str, dict]) -> list[str]:
+    """``patterns.tex``: each row the emitter's numbers give (label, scenarios, cells, %)."""
+    problems = []
+    rows = [
+        line.removesuffix(" \\\\").split(" & ")
+        for line in (g.artifacts / "patterns.tex").read_text().splitlines()
+        if line.endswith(" \\\\") and not line.startswith("Construction pattern")
+    ]
+    listed = [p for p in json.loads((g.artifacts / "numbers.json").read_text())["patterns"]]
+    _compare(problems, f"{where}: patterns.tex", "rows", len(rows), len(listed))
+    for row, pattern in zip(rows, listed, strict=False):
+        at = f"{where}: patterns.tex: {pattern['pattern']}"
+        _compare(problems, at, "scenarios", int(row[1]), patterns[pattern["pattern"]]["rows"])
+        _compare(problems, at, "cells", int(row[2]), pattern["cells"])
+        _compare(problems, at, "modal accuracy", float(row[3]), pattern["modal_pct"])
+    return problems
+
+
+def _dat(path: Path) -> list[list[str]]:
+    return [line.split(" ") for line in path.read_text().splitlines() if line and line[0] != "#"]
+
+
+def _dat_value(text: str) -> float | None:
+    return None if text == "NaN" else float(text)
+
+
+def dat_problems(g: Generated, where: str, ranked, cells, scenarios) -> list[str]:
+    """``directional.dat`` and ``anchor-mirror.dat``: one row per condition in Table 2's
+    order, each rate as the package computes it."""
+    problems = []
+    name = {re.sub(r"\s+", "", c.label): c.label for c in g.conditions}
+    order = list(ranked["label"].astype(str))
+    by = ranked.set_index("label")
+    directional = _dat(g.artifacts / "directional.dat")
+    _compare(
+        problems,
+        f"{where}: directional.dat",
+        "order",
+        [name.get(r[0], r[0]) for r in directional],
+        order,
+    )
+    for label_text, over, under, mean in directional:
+        label = name.get(label_text, label_text)
+        if label not in by.index:
+            continue
+        row = by.loc[label]
+        at = f"{where}: directional.dat: {label}"
+        for field, text, k, n in (
+            ("over", over, "n_over_refusals", "n_proceed_opportunities"),
+            ("under", under, "n_under_refusals", "n_hold_opportunities"),
+            ("mean", mean, "n_trials_correct", "n_trials"),
+        ):
+            _compare(problems, at, field, _dat_value(text), _pct(int(row[k]), int(row[n])))
+    accuracy = per_condition_pattern_accuracy(cells, scenarios)
+    accuracy = accuracy.set_index(accuracy["condition"].astype(str))
+    mirror_rows = _dat(g.artifacts / "anchor-mirror.dat")
+    _compare(
+        problems,
+        f"{where}: anchor-mirror.dat",
+        "order",
+        [name.get(r[0], r[0]) for r in mirror_rows],
+        order,
+    )
+    for label_text, anchor, mirror in mirror_rows:
+        label = name.get(label_text, label_text)
+        at = f"{where}: anchor-mirror.dat: {label}"
+        for field, text, pattern in (("anchor", anchor, ANCHOR), ("mirror", mirror, MIRROR)):
+            k = n = 0
+            if label in accuracy.index:
+                k = int(accuracy.loc[label, f"{pattern}_correct"])
+                n = int(accuracy.loc[label, f"{pattern}_cells"])
+            _compare(problems, at, field, _dat_value(text), _pct(k, n))
+    return problems
+
+
+def disagreements(g: Generated, scenarios: pd.DataFrame) -> list[str]:
+    """Every place where the package and upstream's pipeline disagree on seed ``g``."""
+    where = f"seed {g.seed}"
+    subset = scenarios.loc[scenarios["scenario_id"].astype(str).isin(g.scenario_ids)]
+    subset = subset.reset_index(drop=True)
+    try:
+        conditions = load_conditions(subset, g.results)
+        trials, cells = load_checked_cells(subset, [g.detail], g.results, conditions=conditions)
+    except CrossCheckError as refused:
+        return [f"{where}: the package refuses upstream's release: {refused}"]
+    scores = condition_scores(cells)
+    return (
+        leaderboard_problems(g, where, scores)
+        + record_problems(g, where, trials, cells, subset)
+        + numbers_problems(g, where, cells, scores, subset)
+    )
+
+
+@pytest.mark.parametrize("seed", FAST_SEEDS)
+def test_the_package_agrees_with_upstreams_pipeline(seed, upstream_tree, keep, scenarios, tmp_path):
+    generated = generate(seed, upstream_tree, tmp_path / f"seed-{seed}", keep)
+    assert disagreements(generated, scenarios) == []
+
+
+@pytest.mark.slow
+def test_the_package_agrees_with_upstreams_pipeline_on_many_seeds(
+    upstream_tree, keep, scenarios, tmp_path
+):
+    problems = []
+    for seed in SLOW_SEEDS:
+        generated = generate(seed, upstream_tree, tmp_path / f"seed-{seed}", keep)
+        problems += disagreements(generated, scenarios)
+    assert problems == []
