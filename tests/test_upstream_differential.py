@@ -340,3 +340,80 @@ def test_the_package_agrees_with_upstreams_pipeline_on_many_seeds(
         generated = generate(seed, upstream_tree, tmp_path / f"seed-{seed}", keep)
         problems += disagreements(generated, scenarios)
     assert problems == []
+
+
+@pytest.mark.slow
+def test_an_upstream_made_release_of_the_corpus_imports_and_builds(
+    upstream_tree, scenarios, tmp_path
+):
+    """A release of the whole corpus at five trials whose leaderboard and per-trial file
+    upstream's pipeline made, cells with no decision and filtered cells among them, is
+    imported and built; the build's Table 2 and numbers read upstream's strings."""
+    import csv
+    import os
+    import subprocess
+    import sys
+
+    from upstream_release import write_release
+
+    from analysis import paths
+
+    generated = generate(
+        7,
+        upstream_tree,
+        tmp_path / "seed",
+        whole_corpus=True,
+        trials_per_cell=5,
+        release_name="v2026-05",
+    )
+    records = [
+        v
+        for s in json.loads(generated.detail.read_text())["scenarios"]
+        for v in s["model_verdicts"]
+    ]
+    assert any(v["provider_filtered"] for v in records)
+    assert any(v["modal_decision"] is None and not v["provider_filtered"] for v in records)
+    assert any(v["correct"] is None for v in records)
+    release = write_release(generated, paths.release_dir(), tmp_path / "release")
+    env = dict(os.environ, RELEASE_DIR=str(release), STEERBENCH_DATA_DIR=str(tmp_path / "data"))
+
+    def run(*args: str) -> subprocess.CompletedProcess:
+        return subprocess.run(
+            [sys.executable, "-m", *args],
+            capture_output=True,
+            text=True,
+            env=env,
+            cwd=paths.PROJECT_ROOT,
+        )
+
+    imported = run("analysis.release", "import")
+    assert imported.returncode == 0, imported.stderr
+    built = run("analysis.build", "--paper-dir", str(tmp_path / "paper"))
+    assert built.returncode == 0, built.stderr[-4000:]
+    board = {
+        f"{r['model']} ({r['reasoning']})": r
+        for r in json.loads(generated.leaderboard.read_text())["rows"]
+    }
+    with open(tmp_path / "paper" / "tables" / "table2-leaderboard.csv", newline="") as handle:
+        table2 = {row["condition"]: row for row in csv.DictReader(handle)}
+    assert sorted(table2) == sorted(board)
+    shown = {
+        "mean trial accuracy": "mean_trial_accuracy",
+        "95% CI": "mean_trial_accuracy_ci95",
+        "modal-of-5": "modal_accuracy",
+        "pass5": "pass5",
+        "under-refusal": "under_refusal",
+        "over-refusal": "over_refusal",
+        "weighted miss": "weighted_miss",
+    }
+    for label, row in table2.items():
+        for column, field in shown.items():
+            assert row[column] == board[label][field], (label, column)
+    numbers = json.loads((tmp_path / "paper" / "numbers.json").read_text())["numbers"]
+    emitted = json.loads((generated.artifacts / "numbers.json").read_text())["directional"]
+    for name in ("over_refusal", "under_refusal"):
+        mine = numbers[f"direction.{name}"]
+        assert (mine["numerator"], mine["denominator"]) == (
+            emitted[name]["count"],
+            emitted[name]["possible"],
+        )

@@ -232,10 +232,20 @@ def corpus_ids(tree: UpstreamTree) -> list[str]:
     return sorted(p.stem for p in folder.glob("*.json") if not p.name.startswith("_"))
 
 
-def generate(seed: int, tree: UpstreamTree, workdir: Path, keep: Iterable[str] = ()) -> Generated:
+def generate(
+    seed: int,
+    tree: UpstreamTree,
+    workdir: Path,
+    keep: Iterable[str] = (),
+    *,
+    whole_corpus: bool = False,
+    trials_per_cell: int | None = None,
+    release_name: str | None = None,
+) -> Generated:
     """Seed ``seed``'s runs through upstream's pipeline in ``tree``; outputs under
     ``workdir``. A scenario subset always holds ``keep`` (the emitter needs an anchor and a
-    mirror scenario)."""
+    mirror scenario); ``whole_corpus``, ``trials_per_cell`` and ``release_name`` fix what the
+    seed would otherwise choose."""
     rng = random.Random(seed)
     workdir.mkdir(parents=True, exist_ok=True)
     harness = tree.root / HARNESS_IN_TREE
@@ -245,7 +255,10 @@ def generate(seed: int, tree: UpstreamTree, workdir: Path, keep: Iterable[str] =
     n = rng.choice((3, 4, 5, 5, 10))
     scenario_ids = choose_scenarios(rng, corpus_ids(tree), keep)
     run_id = f"tm-seed-{seed}"
-    release_name = rng.choice(("v2026-05", f"gen-{seed}", f"r{seed}.b"))
+    name = rng.choice(("v2026-05", f"gen-{seed}", f"r{seed}.b"))
+    n = trials_per_cell or n
+    scenario_ids = corpus_ids(tree) if whole_corpus else scenario_ids
+    release_name = release_name or name
     plan = {
         "run_root": str(RUNS / run_id),
         "run_id": run_id,
