@@ -12,6 +12,7 @@ The reference code's location is ``$STEERBENCH_UPSTREAM_DIR``, else
 
 from __future__ import annotations
 
+import json
 import os
 import shutil
 import subprocess
@@ -99,3 +100,22 @@ def assemble(workdir: Path, release: Path | None = None) -> UpstreamTree:
             copy_writable(release / part, tree.root / part)
     tree.site_data.mkdir(parents=True, exist_ok=True)
     return tree
+
+
+#: The node driver that renders scenario files with upstream's pipeline.
+RENDER_DRIVER = Path(__file__).with_name("upstream_render.mjs")
+
+
+def render_with_upstream(files: list[Path]) -> dict[Path, dict[str, str]]:
+    """Each scenario file's user message as upstream's pipeline renders it: file ->
+    ``{"user_input": text}``, or ``{"error": message}`` where upstream throws."""
+    done = subprocess.run(
+        [node(), str(RENDER_DRIVER), str(upstream_dir()), *map(str, files)],
+        capture_output=True,
+        text=True,
+        encoding="utf-8",
+        timeout=300,
+    )
+    if done.returncode != 0:
+        raise AssertionError(f"{RENDER_DRIVER.name} exited {done.returncode}:\n{done.stderr}")
+    return {Path(file): result for file, result in json.loads(done.stdout).items()}
