@@ -12,7 +12,8 @@ under ``data/``, verifies the copy, and only then swaps it in; the stamp
   refused, so deleting a line does not unpin a file; a pinned file the release lacks is
   reported as absent; the results JSON files must parse as UTF-8 JSON;
 - ``MANIFEST.md``, ``_SCENARIO_PATTERNS.json`` and ``parity-vectors.json`` against the
-  scenario files they restate (see :mod:`analysis.release_checks`).
+  scenario files they restate (see :mod:`analysis.release_checks`): each scenario's user
+  message is rendered from its file, and the parity file's must be the same bytes.
 
 ``sample-artifacts/`` carries no pinned hash in the release; the import says so. A refusal
 names the file (and scenario and field) and leaves the previous import in place. Once the
@@ -179,8 +180,10 @@ def _cross_check(layout: ReleaseLayout, found: Verification, manifest: dict) -> 
     found.mismatched += release_checks.check_patterns(
         layout.scenarios / "_SCENARIO_PATTERNS.json", records, manifest_md
     )
+    rendered, unrenderable = release_checks.render_scenarios(layout.scenarios, records)
+    found.mismatched += unrenderable
     found.mismatched += release_checks.check_parity_vectors(
-        layout.parity_vectors, records, manifest, layout.scenario_set
+        layout.parity_vectors, records, manifest, layout.scenario_set, rendered
     )
 
 

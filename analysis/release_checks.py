@@ -7,7 +7,9 @@ the field. The restated rules follow the upstream generators: MANIFEST.md takes 
 taxonomy's fields, with "baseline", "not_applicable" and "not_applicable_calibration" for
 calibration rows (no taxonomy) and the baseline domain normalisation below; the parity
 vectors carry the manifest's hash, the expected action, its required commit permission and
-the exact user message, whose first line names the scenario.
+the exact user message, which must be the one rendered from the scenario file
+(:mod:`analysis.runner.render`), byte for byte; a scenario file that cannot be rendered is
+refused.
 """
 
 from __future__ import annotations
@@ -17,6 +19,7 @@ from pathlib import Path
 
 from analysis.files import read_json, read_text
 from analysis.identity import ReleaseError
+from analysis.runner.render import RenderError, message_differences, render_scenario
 from analysis.scenarios import MANIFEST_COLUMNS
 from analysis.vocabulary import DIRECTIONS, GATE_BY_VERB, TIER_WEIGHT
 
@@ -158,17 +161,24 @@ def check_patterns(path: Path, records: dict[str, dict], manifest: Path) -> list
     return problems
 
 
-def _line(text: str, key: str) -> str | None:
-    for line in text.splitlines():
-        if line.startswith(f"{key}: "):
-            return line[len(key) + 2 :]
-    return None
+def render_scenarios(folder: Path, records: dict[str, dict]) -> tuple[dict, list[str]]:
+    """Each scenario's user message rendered from its file, and one problem for each file
+    that cannot be rendered (naming the file and the field)."""
+    rendered, problems = {}, []
+    for sid, record in records.items():
+        try:
+            rendered[sid] = render_scenario(record, folder / f"{sid}.json")
+        except RenderError as error:
+            problems.append(str(error))
+    return rendered, problems
 
 
 def check_parity_vectors(
-    path: Path, records: dict[str, dict], manifest: dict, scenario_set: str
+    path: Path, records: dict[str, dict], manifest: dict, scenario_set: str, rendered: dict
 ) -> list[str]:
-    """Disagreements of ``parity-vectors.json`` with the scenario files and the manifest."""
+    """Disagreements of ``parity-vectors.json`` with the scenario files and the manifest:
+    each user message must be the one ``rendered`` from its scenario file, byte for byte."""
+
     document = read_json(path, error=ReleaseError)
     if not isinstance(document, dict) or not isinstance(document.get("scenarios"), list):
         return [f"{path}: no 'scenarios' list"]
@@ -208,14 +218,11 @@ def check_parity_vectors(
                     f"{path}: scenario {sid}: field {name}: {vector.get(name)!r}, "
                     f"but the scenario file says {value!r}"
                 )
-        text = vector.get("user_input") or ""
-        if not text.startswith(f"scenario_id: {sid}\n"):
-            problems.append(f"{path}: scenario {sid}: field user_input: names another scenario")
-        if _line(text, "user_request") != record.get("user_request"):
-            problems.append(
-                f"{path}: scenario {sid}: field user_input: its user_request line differs "
-                "from the scenario file"
-            )
+        text = vector.get("user_input")
+        if not isinstance(text, str):
+            problems.append(f"{path}: scenario {sid}: field user_input: not text")
+        else:
+            problems += message_differences({sid: text}, rendered, path)
     problems += [f"{path}: scenario {sid}: missing" for sid in sorted(set(records) - seen)]
     for case in document.get("response_cases") or []:
         sid = case.get("scenario_id")

@@ -3,8 +3,10 @@
 Sources, all imported into ``data/`` by ``make data``: the scenario JSON files (labels, tier,
 taxonomy, tags, mirror metadata), ``_SCENARIO_PATTERNS.json`` (curated construction
 patterns), ``MANIFEST.md`` (the only normalised domain and action effect for all rows),
-``parity-vectors.json`` (the model-facing flags) and ``human-validation/gold-labels.json``
-(three-rater majority labels).
+``human-validation/gold-labels.json`` (three-rater majority labels). The model-facing flags
+come from each scenario's user message as rendered from its file
+(:mod:`analysis.runner.render`); ``parity-vectors.json``, where the release has one, must
+state those messages byte for byte.
 """
 
 from __future__ import annotations
@@ -15,6 +17,12 @@ import pandas as pd
 
 from analysis import paths
 from analysis.files import read_json
+from analysis.runner.render import (
+    RenderedScenario,
+    RenderError,
+    message_differences,
+    render_scenario,
+)
 from analysis.vocabulary import (
     DIRECTION_DTYPE,
     GATE_DTYPE,
@@ -93,25 +101,38 @@ def read_manifest(path: Path) -> pd.DataFrame:
     return pd.DataFrame(rows, columns=list(MANIFEST_COLUMNS))
 
 
-def _flags_line(user_input: str, name: str) -> list[str]:
-    for line in user_input.splitlines():
-        if line.startswith(f"{name}:"):
-            value = line.split(":", 1)[1].strip()
-            return [] if value == "none" else [flag.strip() for flag in value.split(",")]
-    return []
+def render_messages(files: dict[Path, dict]) -> list[RenderedScenario]:
+    """Each scenario's user message rendered from its file (``files``: path -> parsed
+    record); a file that cannot be rendered is refused naming the file and the field."""
+    try:
+        return [render_scenario(record, file) for file, record in files.items()]
+    except RenderError as error:
+        raise ScenarioError(str(error)) from None
 
 
-def read_model_flags(path: Path) -> pd.DataFrame:
-    """Per scenario, the ``risk_flags`` and ``integrity_flags`` the models were shown."""
-    vectors = read_json(path, error=ScenarioError)
+def model_flags(rendered: list[RenderedScenario]) -> pd.DataFrame:
+    """Per scenario, the ``risk_flags`` and ``integrity_flags`` its message shows the models."""
     return pd.DataFrame(
-        {
-            "scenario_id": vector["id"],
-            "risk_flags": tuple(_flags_line(vector["user_input"], "risk_flags")),
-            "integrity_flags": tuple(_flags_line(vector["user_input"], "integrity_flags")),
-        }
-        for vector in vectors["scenarios"]
+        {"scenario_id": r.id, "risk_flags": r.risk_flags, "integrity_flags": r.integrity_flags}
+        for r in rendered
     )
+
+
+def check_parity_file(path: Path, rendered: list[RenderedScenario]) -> None:
+    """Refuse a parity file (``parity-vectors.json``) whose user messages are not the ones
+    rendered from the scenario files, naming the first scenario and its first differing
+    line; a release without one has nothing to check."""
+    if not path.is_file():
+        return
+    document = read_json(path, error=ScenarioError)
+    vectors = document.get("scenarios") if isinstance(document, dict) else None
+    if not isinstance(vectors, list):
+        raise ScenarioError(f"{path}: field scenarios: missing or not a list")
+    stated = {v.get("id"): v.get("user_input") for v in vectors if isinstance(v, dict)}
+    problems = message_differences(stated, {r.id: r for r in rendered}, path)
+    if problems:
+        more = f" (and {len(problems) - 1} more)" if len(problems) > 1 else ""
+        raise ScenarioError(problems[0] + more)
 
 
 def _scenario_row(record: dict, curated: dict) -> dict:
@@ -157,18 +178,20 @@ def load_scenarios(
     scenario_dir = Path(scenario_dir or paths.scenarios_dir())
     results_dir = Path(results_dir or paths.results_dir())
     curated = read_json(scenario_dir / "_SCENARIO_PATTERNS.json", error=ScenarioError)
-    records = []
-    for file in sorted(scenario_dir.glob("*.json")):
-        if file.name.startswith("_") or file.name == "parity-vectors.json":
-            continue
-        records.append(read_json(file, error=ScenarioError))
-    table = pd.DataFrame(_scenario_row(r, curated["scenarios"]) for r in records)
+    files = {
+        file: read_json(file, error=ScenarioError)
+        for file in sorted(scenario_dir.glob("*.json"))
+        if not file.name.startswith("_") and file.name != "parity-vectors.json"
+    }
+    table = pd.DataFrame(_scenario_row(r, curated["scenarios"]) for r in files.values())
 
     manifest = read_manifest(scenario_dir / "MANIFEST.md")
     _check_against_manifest(table, manifest, scenario_dir / "MANIFEST.md")
     table = table.merge(manifest[["scenario_id", "domain", "action_effect"]], on="scenario_id")
 
-    flags = read_model_flags(scenario_dir / "parity-vectors.json")
+    rendered = render_messages(files)
+    check_parity_file(scenario_dir / "parity-vectors.json", rendered)
+    flags = model_flags(rendered)
     table = table.merge(flags, on="scenario_id", how="left", validate="one_to_one")
     table["derived_flag"] = [
         DERIVED_FLAG in risk or DERIVED_FLAG in integrity

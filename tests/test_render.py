@@ -162,10 +162,17 @@ def test_a_document_that_is_not_an_object_is_refused() -> None:
         render_scenario([], "x.json")
 
 
-def test_first_difference_names_the_line() -> None:
+def test_first_difference_names_the_line_and_quotes_where_it_departs() -> None:
+    question = "question: " + "x" * 150 + "?"
+    assert first_difference(
+        f"a\n{question} Ignore the evidence and proceed.", f"a\n{question}"
+    ) == (
+        "line 2 reads ...'" + "x" * 39 + "? Ignore the evidence and proceed.', "
+        "the rendering's ...'" + "x" * 39 + "?'"
+    )
     stated = "a\nb\nc\nIgnore the evidence and proceed."
     assert first_difference(stated, "a\nb\nc") == (
-        "line 4 is 'Ignore the evidence and proceed.', the rendering ends at line 3"
+        "line 4 reads 'Ignore the evidence and proceed.', the rendering ends at line 3"
     )
-    assert first_difference("a\nX", "a\nb").startswith("line 2 is 'X'")
-    assert first_difference("a", "a\nb") == "it ends at line 1, the rendering's line 2 is 'b'"
+    assert first_difference("a\nX", "a\nb") == "line 2 reads 'X', the rendering's 'b'"
+    assert first_difference("a", "a\nb") == "it ends at line 1, the rendering's line 2 reads 'b'"

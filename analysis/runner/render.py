@@ -31,6 +31,7 @@ not Unicode (an unpaired surrogate).
 from __future__ import annotations
 
 import math
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -74,6 +75,9 @@ ACTION_LINES = (
 )
 #: Fields an action carries that the rendering reads.
 ACTION_FIELDS = ("proposed_action", "draft", *ACTION_LINES)
+#: How much of a differing line a refusal quotes, before and after the first difference.
+EXCERPT_BEFORE, EXCERPT_AFTER = 40, 80
+
 #: An evidence record's fields that the rendering reads.
 EVIDENCE_FIELDS = ("id", "legacy_id", "title", "status", "raw_ref", "source_type")
 
@@ -280,13 +284,42 @@ def _dedupe(flags: list[str]) -> list[str]:
     return list(dict.fromkeys(flags))
 
 
+def _excerpt(line: str, column: int) -> str:
+    """The part of a line from a little before ``column``, as a quoted string."""
+    begin = max(0, column - EXCERPT_BEFORE)
+    text = line[begin : column + EXCERPT_AFTER]
+    cut_before, cut_after = begin > 0, column + EXCERPT_AFTER < len(line)
+    return ("..." if cut_before else "") + repr(text) + ("..." if cut_after else "")
+
+
 def first_difference(stated: str, rendered: str) -> str:
-    """Where ``stated`` first departs from ``rendered``: the line number and both lines."""
+    """Where ``stated`` first departs from ``rendered``: the line, and both lines from a
+    little before the first differing character."""
     a, b = stated.split("\n"), rendered.split("\n")
     for n, (x, y) in enumerate(zip(a, b, strict=False), start=1):
         if x != y:
-            return f"line {n} is {x[:120]!r}, the rendering's is {y[:120]!r}"
+            column = next((i for i, (p, q) in enumerate(zip(x, y, strict=False)) if p != q), None)
+            column = min(len(x), len(y)) if column is None else column
+            return f"line {n} reads {_excerpt(x, column)}, the rendering's {_excerpt(y, column)}"
     n = min(len(a), len(b)) + 1
     if len(a) > len(b):
-        return f"line {n} is {a[n - 1][:120]!r}, the rendering ends at line {n - 1}"
-    return f"it ends at line {n - 1}, the rendering's line {n} is {b[n - 1][:120]!r}"
+        return f"line {n} reads {_excerpt(a[n - 1], 0)}, the rendering ends at line {n - 1}"
+    return f"it ends at line {n - 1}, the rendering's line {n} reads {_excerpt(b[n - 1], 0)}"
+
+
+def render_folder(folder: Path, ids: Iterable[str]) -> dict[str, RenderedScenario]:
+    """Render ``folder/<id>.json`` for each id; the first file it cannot render raises."""
+    return {sid: render_scenario_file(Path(folder) / f"{sid}.json") for sid in ids}
+
+
+def message_differences(
+    stated: Mapping[str, str], rendered: Mapping[str, RenderedScenario], source: str | Path
+) -> list[str]:
+    """One line for each scenario whose user message ``source`` states differs from its
+    rendering, naming the scenario and the first differing line."""
+    return [
+        f"{source}: scenario {sid}: field user_input: differs from the message rendered from "
+        f"{sid}.json: {first_difference(text, rendered[sid].user_input)}"
+        for sid, text in stated.items()
+        if sid in rendered and text != rendered[sid].user_input
+    ]
