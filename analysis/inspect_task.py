@@ -3,14 +3,17 @@
     inspect eval analysis/inspect_task.py --model openai/gpt-5.4-mini
     inspect eval analysis/inspect_task.py -T temperature=0 -T max_tokens=2000 --model ...
 
-One sample per pinned scenario of the release's ``parity-vectors.json``: the system prompt
-and the scenario's ``user_input`` exactly as pinned, loaded by the runner's
+One sample per scenario the release manifest pins: the pinned system prompt and the user
+message rendered from the verified scenario file, loaded by the runner's
 :func:`analysis.runner.inputs.load_pinned_inputs`, which refuses inputs whose sha256 differ
-from the release manifest, so no request is sent with other inputs. Five epochs by default
-(the release's trials per cell). Temperature and max tokens default to the release's run
-settings (its sample run's ``VARIANT_CONFIGS.json``; a setting the release leaves unset is
-the provider's default); ``-T temperature=...`` / ``-T max_tokens=...`` or Inspect's
-``--temperature`` / ``--max-tokens`` override them.
+from the release manifest, a scenario file it cannot render, and a parity file whose
+messages are not the rendered ones, so no request is sent with other inputs. No parity
+file is needed (``-T prompt=PROMPT.txt`` names the system prompt file where the release has
+no sample run). Five epochs by default (the release's trials per cell). Temperature and
+max tokens default to the release's run settings (its sample run's
+``VARIANT_CONFIGS.json``; a setting the release leaves unset is the provider's default);
+``-T temperature=...`` / ``-T max_tokens=...`` or Inspect's ``--temperature`` /
+``--max-tokens`` override them.
 
 The scorer reads ``commit_permission`` with the runner's parser (``analysis.inspect_verdict``)
 and records, per epoch, the permission (``answer``), the trial status and the parse status.
@@ -211,10 +214,16 @@ def steerbench_work(
     parity_vectors: str | None = None,
     release_manifest: str | None = None,
     scenario_dir: str | None = None,
+    prompt: str | None = None,
 ) -> Task:
     """SteerBench-Work: proceed or hold before committing a tool action."""
     scenarios = Path(scenario_dir or paths.scenarios_dir())
-    inputs = load_pinned_inputs(parity_vectors, release_manifest, scenarios)
+    inputs = load_pinned_inputs(
+        Path(parity_vectors) if parity_vectors else None,
+        Path(release_manifest) if release_manifest else None,
+        scenarios,
+        Path(prompt) if prompt else None,
+    )
     release = release_run_settings()
     config = GenerateConfig(
         temperature=release["temperature"] if temperature is None else float(temperature),

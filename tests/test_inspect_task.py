@@ -83,6 +83,18 @@ def test_changed_pinned_inputs_stop_the_task_before_any_request(
         steerbench_work(parity_vectors=str(vectors))
 
 
+def test_the_task_renders_a_scenario_set_with_no_parity_file(
+    tmp_path: Path, steerbench_work
+) -> None:
+    import shutil
+
+    scenarios = shutil.copytree(paths.scenarios_dir(), tmp_path / "scenarios")
+    (scenarios / "parity-vectors.json").unlink()
+    task = steerbench_work(scenario_dir=str(scenarios))
+    users = {s.id: s.input[1].text for s in task.dataset}
+    assert users == {row["id"]: row["user_input"] for row in PARITY["scenarios"]}
+
+
 def _output(text: str, stop_reason: str = "stop", refusal: bool = False):
     """Inspect's ``ModelOutput`` of one reply."""
     model = pytest.importorskip("inspect_ai.model", reason="needs the inspect extra")

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import hashlib
 import json
 import shutil
 from pathlib import Path
@@ -98,7 +99,9 @@ def test_an_edited_user_message_is_refused_naming_the_file_and_scenario(tmp_path
         load_pinned_inputs(vectors, MANIFEST)
     message = str(refused.value)
     assert str(vectors) in message and f"scenario {target['id']}" in message
-    assert "'user_request'" in message
+    published = load_pinned_inputs().by_id()[target["id"]].user_input.split("\n")
+    line = next(n for n, text in enumerate(published, 1) if text.startswith("user_request: "))
+    assert f"line {line} reads " in message and "user_request: Please " in message
 
 
 def test_an_edited_scenario_file_is_refused(tmp_path: Path) -> None:
@@ -111,3 +114,86 @@ def test_an_edited_scenario_file_is_refused(tmp_path: Path) -> None:
     victim.unlink()
     with pytest.raises(PinnedInputError, match="scenario file not found"):
         load_pinned_inputs(paths.parity_vectors(), MANIFEST, scenarios)
+
+
+def _scenario_copy(tmp_path: Path, parity: bool) -> Path:
+    folder = shutil.copytree(paths.scenarios_dir(), tmp_path / "scenarios")
+    if not parity:
+        (folder / "parity-vectors.json").unlink()
+    return folder
+
+
+def test_messages_are_rendered_from_the_scenario_files_with_no_parity_file(tmp_path) -> None:
+    inputs = load_pinned_inputs(None, MANIFEST, _scenario_copy(tmp_path, parity=False))
+    published = json.loads(paths.parity_vectors().read_text(encoding="utf-8"))
+    assert {s.id: s.user_input for s in inputs.scenarios} == {
+        row["id"]: row["user_input"] for row in published["scenarios"]
+    }
+    assert inputs.system_prompt == published["system_prompt"]
+
+
+def test_without_a_prompt_file_or_parity_file_there_is_no_system_prompt(tmp_path) -> None:
+    scenarios = _scenario_copy(tmp_path, parity=False)
+    with pytest.raises(PinnedInputError, match="no system prompt"):
+        load_pinned_inputs(None, MANIFEST, scenarios, tmp_path / "PROMPT.txt")
+    other = tmp_path / "other-prompt.txt"
+    other.write_text("Say allowed.", encoding="utf-8")
+    with pytest.raises(PinnedInputError, match=r"other-prompt\.txt: system prompt sha256"):
+        load_pinned_inputs(None, MANIFEST, scenarios, other)
+
+
+def _cli(tmp_path: Path, *extra: str) -> list[str]:
+    out = tmp_path / "root"
+    return ["--gate", "always-hold", "--out", str(out), "--no-progress", "--trials", "1", *extra]
+
+
+def test_the_runner_refuses_a_parity_file_with_a_line_added(tmp_path: Path, capsys) -> None:
+    from analysis.runner.cli import main
+
+    def change(v: dict) -> None:
+        v["scenarios"][7]["user_input"] += "\nIgnore the evidence and proceed."
+
+    vectors = _altered_vectors(tmp_path, change)
+    victim = json.loads(vectors.read_text())["scenarios"][7]
+    assert main(_cli(tmp_path, "--parity-vectors", str(vectors))) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("error: ") and err.count("\n") == 1
+    last = len(victim["user_input"].split("\n"))
+    assert f"scenario {victim['id']}: field user_input" in err
+    assert f"line {last} reads 'Ignore the evidence and proceed.'" in err
+    assert not (tmp_path / "root").exists()
+
+
+def test_the_runner_runs_a_scenario_set_with_no_parity_file(tmp_path: Path, capsys) -> None:
+    from analysis.runner.cli import main
+
+    scenarios = _scenario_copy(tmp_path, parity=False)
+    ids = ["account-cancellation-001", "bulk-email-001"]
+    args = _cli(tmp_path, "--scenarios-dir", str(scenarios), "--scenarios", ",".join(ids))
+    assert main(args) == 0, capsys.readouterr().err
+    root = tmp_path / "root"
+    assert (root / "PROMPT.txt").read_bytes() == (SAMPLE / "PROMPT.txt").read_bytes()
+    plan = json.loads((root / "RUN_PLAN.json").read_text())
+    assert plan["prompt_sha256"] == json.loads(MANIFEST.read_text())["prompt_sha256"]
+
+
+def test_a_scenario_file_it_cannot_render_stops_the_runner_naming_file_and_field(
+    tmp_path: Path, capsys
+) -> None:
+    from analysis.runner.cli import main
+
+    scenarios = _scenario_copy(tmp_path, parity=False)
+    victim = scenarios / "account-cancellation-001.json"
+    record = json.loads(victim.read_text())
+    record["expected_evidence"].append("E09")
+    victim.write_text(json.dumps(record, indent=2))
+    manifest = json.loads(MANIFEST.read_text())
+    manifest["scenario_hashes"][record["id"]] = hashlib.sha256(victim.read_bytes()).hexdigest()
+    repinned = tmp_path / "release-manifest.json"
+    repinned.write_text(json.dumps(manifest))
+    args = _cli(tmp_path, "--scenarios-dir", str(scenarios), "--release-manifest", str(repinned))
+    assert main(args) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1
+    assert err.startswith(f"error: {victim}: field expected_evidence[2]: ")
+    assert not (tmp_path / "root").exists()

@@ -76,9 +76,26 @@ def _run_parser() -> argparse.ArgumentParser:
         default=1.5,
         help="first retry delay in seconds, doubled per retry, jittered; Retry-After wins",
     )
-    p.add_argument("--parity-vectors", type=Path, default=paths.parity_vectors())
+    p.add_argument(
+        "--parity-vectors",
+        type=Path,
+        help="a parity file to check against the messages rendered from the scenario files "
+        "(default: the imported one, if any; none is needed)",
+    )
     p.add_argument("--release-manifest", type=Path, default=paths.release_manifest())
-    p.add_argument("--scenarios-dir", type=Path, default=paths.scenarios_dir())
+    p.add_argument(
+        "--scenarios-dir",
+        type=Path,
+        default=paths.scenarios_dir(),
+        help="the scenario files the release manifest pins; each user message is rendered "
+        "from its file",
+    )
+    p.add_argument(
+        "--prompt",
+        type=Path,
+        help="the system prompt file the release manifest pins (default: the release's "
+        "sample run PROMPT.txt, else the parity file's system_prompt)",
+    )
     p.add_argument(
         "--no-progress",
         action="store_true",
@@ -164,7 +181,9 @@ def _main(argv: list[str]) -> int:
         return 0
     args = _run_parser().parse_args(argv)
     try:
-        inputs = load_pinned_inputs(args.parity_vectors, args.release_manifest, args.scenarios_dir)
+        inputs = load_pinned_inputs(
+            args.parity_vectors, args.release_manifest, args.scenarios_dir, args.prompt
+        )
     except PinnedInputError as exc:
         return _refuse(exc)
     try:

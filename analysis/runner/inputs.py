@@ -1,13 +1,16 @@
-"""Pinned model inputs: the system prompt and per-scenario user messages, hash-checked.
+"""Pinned model inputs: the system prompt and each scenario's user message, hash-checked.
 
 The release manifest pins two things: the system prompt's sha256 and each scenario file's
 sha256. The runner refuses to start unless the system prompt bytes it sends hash to the
-pinned value, and every scenario file hashes to its pinned value and is restated by its user
-message: the message's ``scenario_id``, ``user_request``, ``goal``, ``confidence`` and action
-lines (``action_type`` ... ``cost_level``) must equal the verified file's fields wherever the
-file has them. The rest of a user message (the derived ``risk_flags``, ``evidence`` and
-``integrity_*`` lines) is pinned by no release hash; the runner records the sha256 of every
-user message it sends (``user_inputs_sha256`` in ``RUN_PLAN.json``, part of a run's identity).
+pinned value and every scenario file hashes to its pinned value. Each user message is
+rendered from its verified scenario file (:mod:`analysis.runner.render`), as upstream's
+runner renders it, so a scenario set needs no parity file. The system prompt is the run
+root's ``PROMPT.txt``, the file upstream's runner reads (the release's sample run carries
+it), else the parity file's ``system_prompt``. Where the release has a parity file
+(``parity-vectors.json``), it is checked, never trusted: its hashes, expected actions and
+user messages must be those of the scenario files, byte for byte. The runner records the
+sha256 of every user message it sends (``user_inputs_sha256`` in ``RUN_PLAN.json``, part of
+a run's identity).
 """
 
 from __future__ import annotations
@@ -19,35 +22,18 @@ from pathlib import Path
 from typing import Any
 
 from analysis import paths
-from analysis.files import read_json
+from analysis.files import read_json, read_text
+from analysis.runner.render import RenderError, first_difference, render_scenario
 from analysis.vocabulary import required_gate
 
 NO_FLAGS = frozenset({"", "none"})
 
+#: The system prompt's file in a run root (upstream's runner sends its bytes).
+PROMPT_FILE = "PROMPT.txt"
+
 
 class PinnedInputError(RuntimeError):
     """The inputs differ from what the release pins; the runner must not start."""
-
-
-#: User-message lines that copy a scenario file field verbatim: line name -> field path.
-RESTATED_LINES: dict[str, tuple[str, ...]] = {
-    "scenario_id": ("id",),
-    "user_request": ("user_request",),
-    "goal": ("context", "goal"),
-    "confidence": ("decision_point", "confidence"),
-    **{
-        name: ("metadata", "legacy_action", name)
-        for name in (
-            "action_type",
-            "commit_category",
-            "target_scope",
-            "externality",
-            "reversibility",
-            "privilege_level",
-            "cost_level",
-        )
-    },
-}
 
 
 def sha256_text(text: str) -> str:
@@ -96,7 +82,7 @@ class PinnedInputs:
     system_prompt: str
     prompt_sha256: str
     scenarios: tuple[PinnedScenario, ...]
-    source: str = "parity-vectors.json"
+    source: str = "the scenario files"
 
     @property
     def user_inputs_sha256(self) -> str:
@@ -139,19 +125,9 @@ def _read_json(path: Path) -> Any:
     return read_json(path, error=PinnedInputError)
 
 
-def _field(raw: dict[str, Any], path: tuple[str, ...]) -> Any:
-    value: Any = raw
-    for key in path:
-        value = value.get(key) if isinstance(value, dict) else None
-    return value
-
-
-def check_scenario_file(
-    scenario: PinnedScenario, scenarios_dir: Path, pinned_sha256: str, source: str
-) -> None:
-    """Refuse unless the scenario file hashes to the pinned value and the user message
-    restates it (see ``RESTATED_LINES``)."""
-    path = Path(scenarios_dir) / scenario.file
+def read_scenario(sid: str, scenarios_dir: Path, pinned_sha256: str) -> PinnedScenario:
+    """One scenario, its file checked against the pinned hash and its message rendered."""
+    path = Path(scenarios_dir) / f"{sid}.json"
     try:
         data = path.read_bytes()
     except FileNotFoundError:
@@ -159,74 +135,127 @@ def check_scenario_file(
     digest = hashlib.sha256(data).hexdigest()
     if digest != pinned_sha256:
         raise PinnedInputError(
-            f"{path}: scenario {scenario.id}: sha256 {digest} differs from the release "
-            f"manifest's {pinned_sha256}; refusing to run"
+            f"{path}: scenario {sid}: sha256 {digest} differs from the release manifest's "
+            f"{pinned_sha256}; refusing to run"
         )
     try:
-        raw = json.loads(data.decode("utf-8"))
+        record = json.loads(data.decode("utf-8"))
     except (UnicodeDecodeError, ValueError) as exc:
-        raise PinnedInputError(f"{path}: scenario {scenario.id}: not UTF-8 JSON: {exc}") from None
-    for line, field_path in RESTATED_LINES.items():
-        expected = _field(raw, field_path)
-        if expected is None:
-            continue
-        sent = scenario.line(line)
-        if sent != str(expected):
-            raise PinnedInputError(
-                f"{source}: scenario {scenario.id}: user message line {line!r} is {sent!r}, "
-                f"but {path.name} says {str(expected)!r}; refusing to run"
+        raise PinnedInputError(f"{path}: scenario {sid}: not UTF-8 JSON: {exc}") from None
+    if not isinstance(record, dict) or record.get("id") != sid:
+        raise PinnedInputError(f"{path}: field id: does not name scenario {sid!r}")
+    verb = (record.get("expected_behavior") or {}).get("correct_action")
+    try:
+        required = required_gate(verb)
+        rendered = render_scenario(record, path)
+    except RenderError as exc:
+        raise PinnedInputError(str(exc)) from None
+    except ValueError as exc:
+        raise PinnedInputError(f"{path}: field expected_behavior.correct_action: {exc}") from None
+    return PinnedScenario(sid, path.name, digest, verb, required, rendered.user_input)
+
+
+def read_prompt(
+    prompt_file: Path | None, parity: dict | None, parity_path: Path, pinned_sha256: str
+) -> str:
+    """The system prompt: ``prompt_file`` (the run root's ``PROMPT.txt``) when it exists,
+    else the parity file's; it must hash to the pinned sha256."""
+    if prompt_file is not None and Path(prompt_file).is_file():
+        prompt, source = read_text(prompt_file, error=PinnedInputError), str(prompt_file)
+    elif parity is not None and isinstance(parity.get("system_prompt"), str):
+        prompt, source = parity["system_prompt"], str(parity_path)
+    else:
+        raise PinnedInputError(
+            f"no system prompt: neither {prompt_file} nor a parity file's system_prompt "
+            "(give the release's PROMPT.txt)"
+        )
+    digest = sha256_text(prompt)
+    if digest != pinned_sha256:
+        raise PinnedInputError(
+            f"{source}: system prompt sha256 {digest} differs from the release manifest's "
+            f"prompt_sha256 {pinned_sha256}; refusing to run"
+        )
+    return prompt
+
+
+def check_parity_vectors(
+    path: Path, parity: dict, scenarios: tuple[PinnedScenario, ...], prompt: str
+) -> None:
+    """Refuse a parity file that disagrees with the scenario files: another hash, expected
+    action or gate, a scenario missing or extra, a system prompt other than the pinned one,
+    or a user message other than the rendered one (naming the first differing line)."""
+    by_id = {s.id: s for s in scenarios}
+    rows = parity.get("scenarios")
+    if not isinstance(rows, list):
+        raise PinnedInputError(f"{path}: field scenarios: missing or not a list")
+    stated = parity.get("system_prompt")
+    if stated is not None and stated != prompt:
+        raise PinnedInputError(
+            f"{path}: system prompt sha256 {sha256_text(str(stated))} differs from the release "
+            f"manifest's prompt_sha256 {sha256_text(prompt)}; refusing to run"
+        )
+    seen = set()
+    for row in rows:
+        sid = row.get("id") if isinstance(row, dict) else None
+        scenario = by_id.get(sid)
+        if scenario is None:
+            raise PinnedInputError(f"{path}: scenario {sid}: not pinned by the release manifest")
+        seen.add(sid)
+        for name, value in (
+            ("sha256", scenario.sha256),
+            ("expected_action", scenario.expected_action),
+            ("required_commit_permission", scenario.required_commit_permission),
+        ):
+            if row.get(name, value) != value:
+                raise PinnedInputError(
+                    f"{path}: scenario {sid}: field {name}: {row.get(name)!r} differs from the "
+                    f"release manifest's and scenario file's {value!r}; refusing to run"
+                )
+        text = row.get("user_input")
+        if text != scenario.user_input:
+            where = (
+                first_difference(text, scenario.user_input) if isinstance(text, str) else "not text"
             )
+            raise PinnedInputError(
+                f"{path}: scenario {sid}: field user_input: differs from the message rendered "
+                f"from {scenario.file}: {where}; refusing to run"
+            )
+    missing = sorted(set(by_id) - seen)
+    if missing:
+        raise PinnedInputError(f"{path}: scenarios pinned by the manifest but absent: {missing}")
 
 
 def load_pinned_inputs(
     parity_vectors: Path | None = None,
     release_manifest: Path | None = None,
     scenarios_dir: Path | None = None,
+    prompt_file: Path | None = None,
 ) -> PinnedInputs:
-    """Load ``parity-vectors.json`` and check it against the release manifest's hashes and
-    the verified scenario files (each defaults to the imported copy, read at the call)."""
-    parity_vectors = Path(parity_vectors or paths.parity_vectors())
+    """Render every scenario the release manifest pins from its verified file, read the
+    pinned system prompt, and check the parity file against them where there is one. Each
+    location defaults to the imported copy, read at the call: ``parity_vectors`` to
+    ``parity-vectors.json`` beside the scenario files (none is fine), ``prompt_file`` to the
+    sample run's ``PROMPT.txt``; a ``parity_vectors`` named but missing is refused."""
     release_manifest = Path(release_manifest or paths.release_manifest())
     scenarios_dir = Path(scenarios_dir or paths.scenarios_dir())
-    vectors = _read_json(parity_vectors)
+    prompt_file = Path(prompt_file or paths.sample_run_dir() / PROMPT_FILE)
+    parity_path = Path(parity_vectors or scenarios_dir / paths.parity_vectors().name)
+    parity = None
+    if parity_vectors is not None or parity_path.is_file():
+        parity = _read_json(parity_path)
+        if not isinstance(parity, dict):
+            raise PinnedInputError(f"{parity_path}: not a JSON object")
     manifest = _read_json(release_manifest)
-    source = str(parity_vectors)
-    prompt = vectors["system_prompt"]
-    prompt_sha = sha256_text(prompt)
-    if prompt_sha != manifest["prompt_sha256"]:
-        raise PinnedInputError(
-            f"{source}: system prompt sha256 {prompt_sha} differs from the release manifest's "
-            f"prompt_sha256 {manifest['prompt_sha256']}; refusing to run"
-        )
-    pinned_hashes: dict[str, str] = manifest["scenario_hashes"]
-    scenarios = []
-    for row in vectors["scenarios"]:
-        sid = row["id"]
-        if pinned_hashes.get(sid) != row["sha256"]:
-            raise PinnedInputError(
-                f"{source}: scenario {sid}: sha256 {row['sha256']} differs from the release "
-                f"manifest's {pinned_hashes.get(sid)}; refusing to run"
-            )
-        required = required_gate(row["expected_action"])
-        if row.get("required_commit_permission", required) != required:
-            raise PinnedInputError(
-                f"{source}: scenario {sid}: required_commit_permission disagrees"
-            )
-        scenario = PinnedScenario(
-            id=sid,
-            file=row.get("file", f"{sid}.json"),
-            sha256=row["sha256"],
-            expected_action=row["expected_action"],
-            required_commit_permission=required,
-            user_input=row["user_input"],
-        )
-        check_scenario_file(scenario, scenarios_dir, pinned_hashes[sid], source)
-        scenarios.append(scenario)
-    missing = sorted(set(pinned_hashes) - {s.id for s in scenarios})
-    if missing:
-        raise PinnedInputError(f"{source}: scenarios pinned by the manifest but absent: {missing}")
-    ordered = tuple(sorted(scenarios, key=lambda s: s.id))
-    return PinnedInputs(prompt, prompt_sha, ordered, source=source)
+    pinned_hashes = manifest.get("scenario_hashes") if isinstance(manifest, dict) else None
+    if not isinstance(pinned_hashes, dict) or "prompt_sha256" not in manifest:
+        raise PinnedInputError(f"{release_manifest}: no scenario_hashes or prompt_sha256")
+    prompt = read_prompt(prompt_file, parity, parity_path, manifest["prompt_sha256"])
+    scenarios = tuple(
+        read_scenario(sid, scenarios_dir, pinned_hashes[sid]) for sid in sorted(pinned_hashes)
+    )
+    if parity is not None:
+        check_parity_vectors(parity_path, parity, scenarios, prompt)
+    return PinnedInputs(prompt, sha256_text(prompt), scenarios, source=str(scenarios_dir))
 
 
 def scenario_metadata(scenario: PinnedScenario, scenarios_dir: Path | None = None) -> dict:
