@@ -1,5 +1,6 @@
-"""Seeded scenario files for the renderer's differential tests: the release's scenarios with
-fields removed, reordered and changed, other evidence, flags, ids and unicode text.
+"""Seeded scenario files for the renderer's differential tests: the release's scenarios, and
+scenarios made from nothing, with fields removed, reordered and changed, other evidence,
+flags, ids and unicode text.
 
 Every file generated stays within what the renderer renders (text, numbers, booleans and
 nulls where a value is printed; evidence records with a text ``id``), so upstream's pipeline
@@ -19,6 +20,9 @@ from typing import Any
 from analysis import paths
 
 Mutation = Callable[[random.Random, dict], None]
+
+#: The share of scenarios made from nothing rather than from the release's.
+GENERATED_SHARE = 0.25
 
 #: Text that trips (or nearly trips) the keyword rules, with unicode and line terminators.
 WORDS = (
@@ -273,6 +277,53 @@ def change_id(rng: random.Random, s: dict) -> None:
     s["id"] = "-".join(parts) + f"-{rng.randint(0, 999):03d}"
 
 
+def generated_scenario(rng: random.Random) -> dict:
+    """A scenario made from nothing: a legacy action or a decision point or neither, any
+    evidence, citations by id or legacy id, and optional context."""
+    scenario: dict[str, Any] = {"id": "generated"}
+    change_id(rng, scenario)
+    verb = rng.choice(ACTION_TYPES)
+    for key, value in (
+        ("title", rng.choice(WORDS)),
+        ("user_request", rng.choice((*WORDS, None))),
+        ("action_verb", verb),
+        ("irreversibility_class", rng.choice(SCALARS)),
+    ):
+        if rng.random() < 0.8:
+            scenario[key] = value
+    if rng.random() < 0.7:
+        scenario["context"] = {
+            k: rng.choice(WORDS) for k in ("goal", "hidden_trap") if rng.random() < 0.7
+        }
+    if rng.random() < 0.6:
+        scenario["decision_point"] = {
+            k: v
+            for k, v in (
+                ("proposed_action", rng.choice(WORDS)),
+                ("draft", rng.choice(WORDS)),
+                ("confidence", rng.choice(CONFIDENCES)),
+            )
+            if rng.random() < 0.7
+        }
+    if rng.random() < 0.4:
+        action = {
+            k: rng.choice(SCALARS)
+            for k in ("commit_category", "target_scope", "externality", "reversibility")
+        }
+        action.update(
+            action_type=verb,
+            privilege_level=rng.choice(("normal", "sensitive")),
+            cost_level=rng.choice(("none", "low", "high")),
+            proposed_action=rng.choice(WORDS),
+            draft=rng.choice((*WORDS, None)),
+            confidence=rng.choice(CONFIDENCES),
+        )
+        scenario["metadata"] = {"legacy_action": action}
+    if rng.random() < 0.8:
+        add_evidence(rng, scenario)
+    return scenario
+
+
 MUTATIONS: tuple[Mutation, ...] = (
     remove_field,
     reorder,
@@ -285,13 +336,16 @@ MUTATIONS: tuple[Mutation, ...] = (
 
 
 def mutated_scenarios(seed: int, count: int) -> list[dict]:
-    """``count`` scenario records from the release, each changed by a few seeded mutations
-    (one in twenty also cites a record it does not hold)."""
+    """``count`` scenario records, most from the release and some made from nothing, each
+    changed by a few seeded mutations (one in twenty also cites a record it does not hold)."""
     rng = random.Random(seed)
     base = corpus()
     out = []
     for _ in range(count):
-        scenario = copy.deepcopy(rng.choice(base))
+        if rng.random() < GENERATED_SHARE:
+            scenario = generated_scenario(rng)
+        else:
+            scenario = copy.deepcopy(rng.choice(base))
         for mutation in rng.choices(MUTATIONS, k=rng.randint(1, 5)):
             mutation(rng, scenario)
         if rng.random() < 0.05:

@@ -55,16 +55,16 @@ def release_trials_per_cell(data: PathLike | None = None) -> int:
 def make_reference_policies(out: PathLike, data: PathLike | None = None) -> int:
     """Run every reference policy over the release imported in ``data`` and write their tidy
     table to ``out`` (atomically); returns the number of rows. Inputs that cannot be read
-    (no parity vectors, say) raise :class:`ReferencePolicyError`."""
+    (no system prompt, say) raise :class:`ReferencePolicyError`."""
     from analysis.runner.gates import REFERENCE_POLICIES
-    from analysis.runner.inputs import PinnedInputError, load_pinned_inputs
+    from analysis.runner.inputs import PROMPT_FILE, PinnedInputError, load_pinned_inputs
     from analysis.runner.runroot import run_gate
     from analysis.runner.tidy import export_tidy
 
     scenarios = paths.scenarios_dir(data)
     try:
         inputs = load_pinned_inputs(
-            paths.parity_vectors(data), paths.release_manifest(data), scenarios
+            None, paths.release_manifest(data), scenarios, paths.sample_run_dir(data) / PROMPT_FILE
         )
         trials = release_trials_per_cell(data)
     except (InputFileError, PinnedInputError) as error:
