@@ -12,7 +12,7 @@ import sys
 from pathlib import Path
 
 import pytest
-from release_copies import copy_release, repin
+from release_copies import copy_release, repin, scenario_dir
 
 from analysis import paths
 from analysis.identity import ReleaseError
@@ -33,12 +33,17 @@ def inject(parity: Path, separator: str) -> int:
     return len(vector["user_input"].split("\n"))
 
 
-@pytest.fixture(params=["\n", " "], ids=["own-line", "same-line"])
-def tampered_release(request, tmp_path: Path) -> tuple[Path, int]:
+def tampered_copy(tmp_path: Path, separator: str) -> tuple[Path, int]:
+    """A copy of the release with the injection in its parity file, re-pinned; the line."""
     root = copy_release(tmp_path / "release")
-    line = inject(root / paths.RELEASE_PARITY_VECTORS, request.param)
+    line = inject(root / paths.RELEASE_PARITY_VECTORS, separator)
     repin(root)
     return root, line
+
+
+@pytest.fixture(params=["\n", " "], ids=["own-line", "same-line"])
+def tampered_release(request, tmp_path: Path) -> tuple[Path, int]:
+    return tampered_copy(tmp_path, request.param)
 
 
 def assert_names_the_injection(message: str, line: int) -> None:
@@ -57,10 +62,8 @@ def test_the_import_refuses_it(tampered_release: tuple[Path, int], tmp_path: Pat
     assert not paths.import_stamp(data).exists()
 
 
-def test_make_paper_refuses_it_in_one_error_line(
-    tampered_release: tuple[Path, int], tmp_path: Path
-) -> None:
-    release, line = tampered_release
+def test_make_paper_refuses_it_in_one_error_line(tmp_path: Path) -> None:
+    release, line = tampered_copy(tmp_path, " ")
     paper = tmp_path / "paper"
     env = {
         **os.environ,
@@ -78,6 +81,20 @@ def test_make_paper_refuses_it_in_one_error_line(
     assert done.stderr.startswith("error: ") and "Traceback" not in done.stderr
     assert_names_the_injection(done.stderr, line)
     assert not paper.exists()
+
+
+def test_the_import_refuses_a_scenario_file_it_cannot_render(tmp_path: Path) -> None:
+    root = copy_release(tmp_path / "release")
+    victim = scenario_dir(root) / f"{VICTIM}.json"
+    record = json.loads(victim.read_text(encoding="utf-8"))
+    record["evidence"] = [{**item, "status": ["current"]} for item in record["evidence"]]
+    victim.write_text(json.dumps(record, indent=2), encoding="utf-8")
+    repin(root)
+    with pytest.raises(ReleaseError) as caught:
+        import_release(root, tmp_path / "data")
+    assert f"{VICTIM}.json: field evidence[0].status: a list, where a value is printed" in str(
+        caught.value
+    )
 
 
 def _tampered_scenarios(tmp_path: Path) -> tuple[Path, int]:
