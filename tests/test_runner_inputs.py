@@ -197,3 +197,19 @@ def test_a_scenario_file_it_cannot_render_stops_the_runner_naming_file_and_field
     assert err.count("\n") == 1
     assert err.startswith(f"error: {victim}: field expected_evidence[2]: ")
     assert not (tmp_path / "root").exists()
+
+
+def test_the_system_prompt_is_the_one_upstreams_runner_sends() -> None:
+    import subprocess
+
+    from upstream import node, upstream_dir
+
+    prompts = (upstream_dir() / "src" / "prompts.mjs").as_uri()
+    script = (
+        f"const m = await import({json.dumps(prompts)}); "
+        "process.stdout.write(m.STEERBENCH_STEERING_SYSTEM_PROMPT)"
+    )
+    done = subprocess.run(
+        [node(), "--input-type=module", "-e", script], capture_output=True, check=True
+    )
+    assert load_pinned_inputs().system_prompt.encode("utf-8") == done.stdout
