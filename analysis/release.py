@@ -10,7 +10,9 @@ under ``data/``, verifies the copy, and only then swaps it in; the stamp
 - every file under ``results/<version>/`` against a ``checksums.txt`` line (nested
   ``checksums.txt`` files are themselves pinned by the top one): a file no line covers is
   refused, so deleting a line does not unpin a file; a pinned file the release lacks is
-  reported as absent; the results JSON files must parse as UTF-8 JSON;
+  refused, save the per-trial verdict file (``scenarios-detail.json``), which a release
+  may pin and withhold: it is reported as absent; the results JSON files must parse as
+  UTF-8 JSON;
 - ``MANIFEST.md``, ``_SCENARIO_PATTERNS.json`` and ``parity-vectors.json`` against the
   scenario files they restate (see :mod:`analysis.release_checks`): each scenario's user
   message is rendered from its file, and the parity file's must be the same bytes.
@@ -42,6 +44,7 @@ from analysis.identity import (
     release_identity,
 )
 from analysis.lock import LockedError
+from analysis.release_parts import PER_TRIAL_FILE
 from analysis.runner.reference import (
     ReferencePolicyError,
     reference_table,
@@ -164,8 +167,11 @@ def _verify_results(layout: ReleaseLayout, found: Verification) -> None:
             _check(found, label, file, expected)
             if file.suffix == ".json":
                 read_json(file, error=ReleaseError)
-        else:
+        elif file == results / PER_TRIAL_FILE:  # a release may pin it and withhold it
             found.absent.append(label)
+        else:
+            listing = pins[file][1].relative_to(layout.root)
+            found.mismatched.append(f"{label}: missing, though {listing} pins it")
     for required in (paths.RELEASE_MANIFEST, "leaderboard.json"):
         if (results / required).resolve() not in pins:
             found.mismatched.append(f"{layout.results / required}: not pinned by checksums.txt")

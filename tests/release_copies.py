@@ -9,6 +9,7 @@ import shutil
 from pathlib import Path
 
 from analysis import paths
+from analysis.release_parts import OPTIONAL_RESULTS, PER_TRIAL_FILE
 
 VERSION = "v2026-05"
 SCENARIO_SET = "steerbench-work-2026-05"
@@ -68,3 +69,31 @@ def rename_version(root: Path, version: str, scenario_set: str) -> None:
     vectors["scenario_set"] = scenario_set
     vectors_path.write_text(json.dumps(vectors, indent=2) + "\n")
     repin(root, version, scenario_set)
+
+
+def drop_optional_parts(root: Path, version: str = VERSION) -> list[str]:
+    """Remove the parts upstream's pipeline does not make (``release_parts``: the human
+    validation, the annotation audit, the overlay and repair reports, ``ARTIFACTS.md``,
+    the sample run; the per-trial verdict file is left as it is) and their checksum lines,
+    as a release made by that pipeline alone has them; returns the paths removed."""
+    folder = results(root, version)
+    removed = []
+    for name in OPTIONAL_RESULTS:
+        part = folder / name
+        if name == PER_TRIAL_FILE or not part.exists():
+            continue
+        shutil.rmtree(part) if part.is_dir() else part.unlink()
+        removed.append(f"results/{version}/{name}")
+    listing = folder / "checksums.txt"
+    kept = [
+        line
+        for line in listing.read_text(encoding="utf-8").splitlines()
+        if (folder / line.split(maxsplit=1)[1]).exists()
+        or line.split(maxsplit=1)[1] == PER_TRIAL_FILE
+    ]
+    listing.write_text("\n".join(kept) + "\n", encoding="utf-8")
+    sample = root / paths.RELEASE_SAMPLE_ARTIFACTS
+    if sample.exists():
+        shutil.rmtree(sample)
+        removed.append(str(paths.RELEASE_SAMPLE_ARTIFACTS))
+    return removed

@@ -15,6 +15,7 @@ from release_copies import (
     SCENARIO_SET,
     VERSION,
     copy_release,
+    drop_optional_parts,
     rename_version,
     repin,
     results,
@@ -433,3 +434,31 @@ def test_an_import_leaves_reference_policies_it_cannot_remake_as_they_were(
     assert f"{table} is left as it was" in summary
     assert table.read_text() == "scenario_id,model\n"
     assert paths.import_stamp(data).exists()  # the release itself is in
+
+
+def test_a_part_the_checksums_pin_and_the_release_lacks_is_refused(release_copy, tmp_path):
+    (results(release_copy) / "human-validation" / "gold-labels.json").unlink()
+    message = refused(release_copy, tmp_path, r"human-validation/gold-labels\.json: missing")
+    assert f"though results/{VERSION}/checksums.txt pins it" in message
+
+
+def test_a_part_the_nested_checksums_pin_and_the_release_lacks_is_refused(release_copy, tmp_path):
+    (results(release_copy) / "annotation-audit" / "run-summary.json").unlink()
+    message = refused(release_copy, tmp_path, r"annotation-audit/run-summary\.json: missing")
+    assert f"though results/{VERSION}/annotation-audit/checksums.txt pins it" in message
+
+
+def test_a_release_without_the_optional_parts_is_imported(release_copy, tmp_path):
+    removed = drop_optional_parts(release_copy)
+    assert f"results/{VERSION}/human-validation" in removed and "sample-artifacts" in removed
+    data = tmp_path / "data"
+    found = import_release(release_copy, data)
+    assert found.absent == [f"results/{VERSION}/scenarios-detail.json"]  # pinned, withheld
+    assert found.unverified == []
+    imported = data / "runs" / VERSION
+    assert sorted(p.name for p in imported.iterdir()) == [
+        "checksums.txt",
+        "leaderboard.json",
+        "release-manifest.json",
+    ]
+    assert not (data / "runs" / paths.SAMPLE_RUN_NAME).exists()
