@@ -30,6 +30,8 @@ from analysis.provenance import NumberBook
 #: Where a notebook run outside the build writes.
 SCRATCH_DIR = paths.PROJECT_ROOT / "scratch"
 CATALOGUE = "catalogue"
+#: Where each notebook lists what it left out (``left-out/<notebook>.json``).
+LEFT_OUT = "left-out"
 #: The rows of a table the typeset report shows, as the Markdown prints them (``cells`` of
 #: its catalogue entry); a longer table is left to its files.
 REPORT_ROWS = 40
@@ -168,6 +170,7 @@ class Output:
         self.notebook = notebook
         self.numbers = NumberBook(notebook, inputs)
         self.catalogue: dict[str, dict] = {}
+        self.left: list[dict[str, str]] = []
         use_style()
 
     def _list(self, kind: str, name: str, caption: str) -> dict:
@@ -228,14 +231,21 @@ class Output:
         if show_rows:
             show(shown, show_rows)
 
+    def left_out(self, what: str, reason: str) -> None:
+        """Say that ``what`` (tables, figures or numbers) is left out of this notebook's
+        outputs and why; the build's report and ``numbers.json`` list it."""
+        self.left.append({"notebook": self.notebook, "what": what, "reason": reason})
+        print(f"Left out: {what}. {reason[:1].upper()}{reason[1:]}.")
+
     def close(self) -> None:
-        """Write the notebook's numbers and catalogue fragments."""
+        """Write the notebook's numbers, catalogue and left-out fragments."""
         self.numbers.write(self.root)
-        folder = self.root / CATALOGUE
-        folder.mkdir(parents=True, exist_ok=True)
-        (folder / f"{self.notebook}.json").write_text(
-            json.dumps(self.catalogue, indent=2) + "\n", "utf-8"
-        )
+        for name, content in ((CATALOGUE, self.catalogue), (LEFT_OUT, self.left)):
+            folder = self.root / name
+            folder.mkdir(parents=True, exist_ok=True)
+            (folder / f"{self.notebook}.json").write_text(
+                json.dumps(content, indent=2) + "\n", "utf-8"
+            )
 
 
 def merge_catalogue(output_dir: Path) -> dict[str, dict]:
@@ -248,6 +258,15 @@ def merge_catalogue(output_dir: Path) -> dict[str, dict]:
                     f"{name} written by both {merged[name]['notebook']} and {entry['notebook']}"
                 )
             merged[name] = entry
+    return merged
+
+
+def merge_left_out(output_dir: Path) -> list[dict[str, str]]:
+    """Every notebook's left-out fragment under ``output_dir``, in notebook order: one
+    ``{notebook, what, reason}`` per part of a section left out."""
+    merged: list[dict[str, str]] = []
+    for fragment in sorted((Path(output_dir) / LEFT_OUT).glob("*.json")):
+        merged += read_json(fragment)
     return merged
 
 

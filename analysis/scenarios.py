@@ -3,10 +3,10 @@
 Sources, all imported into ``data/`` by ``make data``: the scenario JSON files (labels, tier,
 taxonomy, tags, mirror metadata), ``_SCENARIO_PATTERNS.json`` (curated construction
 patterns), ``MANIFEST.md`` (the only normalised domain and action effect for all rows),
-``human-validation/gold-labels.json`` (three-rater majority labels). The model-facing flags
-come from each scenario's user message as rendered from its file
-(:mod:`analysis.runner.render`); ``parity-vectors.json``, where the release has one, must
-state those messages byte for byte.
+``human-validation/gold-labels.json`` (three-rater majority labels; a release without it
+gives no scenario a human gate). The model-facing flags come from each scenario's user
+message as rendered from its file (:mod:`analysis.runner.render`); ``parity-vectors.json``,
+where the release has one, must state those messages byte for byte.
 """
 
 from __future__ import annotations
@@ -17,6 +17,7 @@ import pandas as pd
 
 from analysis import paths
 from analysis.files import read_json
+from analysis.release_parts import HUMAN_LABELS, has_part
 from analysis.runner.render import (
     RenderedScenario,
     RenderError,
@@ -198,10 +199,18 @@ def load_scenarios(
         for risk, integrity in zip(table["risk_flags"], table["integrity_flags"], strict=True)
     ]
 
-    table["human_gate"] = table["scenario_id"].map(
-        human_gates(results_dir / "human-validation" / "gold-labels.json", table["scenario_id"])
-    )
+    if has_part(results_dir, HUMAN_LABELS):
+        gates = human_gates(results_dir / HUMAN_LABELS.file, table["scenario_id"])
+        table["human_gate"] = table["scenario_id"].map(gates)
+    else:  # a release without the human validation: no scenario has a human gate
+        table["human_gate"] = None
     return _typed(table)
+
+
+def has_human_labels(scenarios: pd.DataFrame) -> bool:
+    """Whether the scenario table carries the human majority gates (the release has
+    ``human-validation/gold-labels.json``, which labels every scenario)."""
+    return bool(scenarios["human_gate"].notna().any())
 
 
 def human_gates(path: Path, scenario_ids: pd.Series) -> dict[str, str]:

@@ -16,6 +16,7 @@ import pandas as pd
 from analysis.breakdowns import CONFLICT, MIRROR, decided_cells, pattern_accuracy, pool_cells
 from analysis.metrics import Directional
 from analysis.ratio import Ratio
+from analysis.scenarios import has_human_labels
 from analysis.scoring import direction_flags
 from analysis.vocabulary import ALLOWED
 
@@ -162,21 +163,22 @@ def without_credit_hiring_mirrors(cells: pd.DataFrame, scenarios: pd.DataFrame) 
 
 def sensitivity_table(cells: pd.DataFrame, scenarios: pd.DataFrame) -> pd.DataFrame:
     """The three checks as one long table per pool (:func:`~analysis.breakdowns.pool_cells`,
-    in ``source``): ``check`` (baseline or the check),
+    in ``source``; the human-label check only where the scenarios carry human gates):
+    ``check`` (baseline or the check),
     ``n_over_refusals`` / ``n_proceed_opportunities``, ``n_under_refusals`` /
     ``n_hold_opportunities`` and the two rates."""
     rows = []
     cells = pool_cells(cells)
     for source, part in cells.groupby(cells["source"].astype(str), sort=True):
         derived = without_derived_flags(part, scenarios)
-        human = relabelled_by_humans(part, scenarios)
         credit = without_credit_hiring_mirrors(part, scenarios)
-        for check, counts in (
-            ("baseline", derived.baseline),
-            ("without derived-flag rows", derived.without),
-            ("human majority labels", human.relabelled),
-            ("without credit/hiring mirrors", credit.without),
-        ):
+        checks = [("baseline", derived.baseline), ("without derived-flag rows", derived.without)]
+        if has_human_labels(scenarios):
+            checks.append(
+                ("human majority labels", relabelled_by_humans(part, scenarios).relabelled)
+            )
+        checks.append(("without credit/hiring mirrors", credit.without))
+        for check, counts in checks:
             rows.append(
                 {
                     "source": source,

@@ -129,3 +129,26 @@ def test_gold_labels_must_label_every_scenario_with_a_known_gate(tmp_path, edit,
     with pytest.raises(ScenarioError) as refused:
         load_scenarios(folder, results)
     assert str(refused.value) == f"{gold_path}: {said}"
+
+
+def test_a_release_without_gold_labels_gives_no_human_gate_and_a_pinned_one_is_refused(
+    tmp_path,
+):
+    import shutil
+
+    from analysis.release_parts import MissingPartError
+    from analysis.scenarios import has_human_labels, load_scenarios
+
+    folder, results = _scenario_copy(tmp_path)
+    assert has_human_labels(load_scenarios(folder, results))
+    gold = results / "human-validation" / "gold-labels.json"
+    gold.unlink()  # still pinned by the release's checksums.txt
+    with pytest.raises(MissingPartError, match=f"^{gold}: missing, though checksums.txt pins"):
+        load_scenarios(folder, results)
+    shutil.rmtree(results / "human-validation")
+    listing = results / "checksums.txt"
+    lines = listing.read_text().splitlines()
+    listing.write_text("\n".join(x for x in lines if "human-validation" not in x) + "\n")
+    table = load_scenarios(folder, results)
+    assert table["human_gate"].isna().all() and not has_human_labels(table)
+    assert len(table) == len(load_scenarios())

@@ -789,3 +789,89 @@ def test_reasoning_figure_without_any_pair_says_so() -> None:
     texts = [t.get_text() for ax in fig.axes for t in ax.texts]
     assert texts == ["no model has one floor\nand one high condition"] * 2
     plt.close(fig)
+
+
+# --- a release without the optional parts ----------------------------------------------------
+
+
+def test_without_human_gates_the_human_label_checks_are_left_out(scenarios) -> None:
+    from analysis.sections.mirrors import human_label_gap_numbers
+    from analysis.sensitivity import sensitivity_table
+
+    unlabelled = scenarios.assign(human_gate=pd.Series(pd.NA, index=scenarios.index))
+    unlabelled["human_gate"] = unlabelled["human_gate"].astype(scenarios["human_gate"].dtype)
+    cells = always_cells(scenarios, B, "reference-policy", "always-hold (gate)")
+    with_humans = recorded(sensitivity_numbers(cells, scenarios))
+    without = recorded(sensitivity_numbers(cells, unlabelled))
+    human = {name for name in with_humans if ".human." in name}
+    assert human and set(without) == set(with_humans) - human
+    assert "human majority labels" in set(sensitivity_table(cells, scenarios)["check"])
+    checks = sensitivity_table(cells, unlabelled)["check"]
+    assert list(dict.fromkeys(checks)) == [
+        "baseline",
+        "without derived-flag rows",
+        "without credit/hiring mirrors",
+    ]
+    assert len(human_label_gap_numbers(cells, scenarios)) == 1
+    assert human_label_gap_numbers(cells, unlabelled).empty
+
+
+def test_reported_agreement_reads_the_reports_the_release_has(tmp_path: Path) -> None:
+    results = tmp_path / "v-test"
+    write_reports(results)
+    (results / "human-validation" / "agreement-report.json").unlink()
+    numbers, table = reported_agreement(results)
+    assert set(recorded(numbers)) == {
+        "labels.llm_panel.gate_kappa",
+        "labels.llm_panel.exact_agreement",
+        "labels.llm_panel.majority_match",
+    }
+    assert set(table["panel"]) == {"three-model LLM audit"}
+    (results / "annotation-audit" / "agreement-report.json").unlink()
+    numbers, table = reported_agreement(results)
+    assert numbers.empty and table.empty
+
+
+def test_a_pinned_agreement_report_the_release_lacks_is_refused(tmp_path: Path) -> None:
+    from analysis.release_parts import MissingPartError
+
+    results = tmp_path / "v-test"
+    write_reports(results)
+    report = results / "annotation-audit" / "agreement-report.json"
+    digest = "0" * 64
+    (results / "checksums.txt").write_text(f"{digest}  annotation-audit/agreement-report.json\n")
+    report.unlink()
+    with pytest.raises(MissingPartError, match=f"^{report}: missing, though checksums.txt pins"):
+        reported_agreement(results)
+
+
+def test_a_section_says_what_it_left_out_and_why(tmp_path: Path) -> None:
+    import shutil
+
+    from analysis.release_parts import HUMAN_AGREEMENT, HUMAN_LABELS, LLM_AUDIT
+
+    data = tmp_path / "data"
+    shutil.copytree(paths.scenarios_dir(), data / "scenarios")
+    shutil.copytree(paths.results_dir(), data / "runs" / paths.release())
+    shutil.copy(paths.import_stamp(), paths.import_stamp(data))
+    results = data / "runs" / paths.release()
+    shutil.rmtree(results / "human-validation")
+    listing = results / "checksums.txt"
+    lines = listing.read_text().splitlines()
+    listing.write_text("\n".join(x for x in lines if "human-validation" not in x) + "\n")
+    section = open_section("09-labels", output_dir=tmp_path / "out", data_dir=data)
+    assert section.scenarios["human_gate"].isna().all()
+    assert not section.has(HUMAN_LABELS, "the human majority against the key")
+    assert not section.has(HUMAN_AGREEMENT, "the human agreement")
+    assert section.has(LLM_AUDIT, "the LLM audit")
+    section.close()
+    left = json.loads((tmp_path / "out" / "left-out" / "09-labels.json").read_text())
+    assert [entry["what"] for entry in left] == [
+        "the human majority against the key",
+        "the human agreement",
+    ]
+    release = paths.release()
+    assert left[0]["reason"] == (
+        f"results/{release}/human-validation/gold-labels.json (the three human raters' "
+        f"majority labels) is not in release {release}; upstream's pipeline does not make it"
+    )

@@ -13,9 +13,11 @@ from analysis.files import read_json
 from analysis.formatting import rounded
 from analysis.provenance import numbers_table, ratio_number, value_number
 from analysis.ratio import Ratio
+from analysis.release_parts import HUMAN_AGREEMENT, LLM_AUDIT, has_part
+from analysis.scenarios import has_human_labels
 
-HUMAN_REPORT = Path("human-validation") / "agreement-report.json"
-AUDIT_REPORT = Path("annotation-audit") / "agreement-report.json"
+HUMAN_REPORT = Path(HUMAN_AGREEMENT.file)
+AUDIT_REPORT = Path(LLM_AUDIT.file)
 #: The human panel's agreement fields: (report field, name segment).
 HUMAN_FIELDS = (
     ("gate_state", "gate"),
@@ -91,14 +93,33 @@ def reported_agreement(
 ) -> tuple[pd.DataFrame, pd.DataFrame]:
     """(numbers, table) of the agreement the release reports: the three human raters' Fleiss
     kappa per field, and the LLM audit panel's kappa, exact agreement and majority match on
-    the gate, each with the report it comes from. With ``scenarios``, the human report's own
-    count of majority gates matching the key, where it gives one, must be what the gold
-    labels give (:func:`human_key_numbers`)."""
+    the gate, each with the report it comes from; a report the release lacks (an optional
+    part, :mod:`analysis.release_parts`) gives none. With ``scenarios`` carrying human gates,
+    the human report's own count of majority gates matching the key, where it gives one,
+    must be what the gold labels give (:func:`human_key_numbers`)."""
     results_dir = Path(results_dir)
-    human_path, audit_path = results_dir / HUMAN_REPORT, results_dir / AUDIT_REPORT
-    human, audit = _report(human_path), _report(audit_path)
+    numbers: list[dict] = []
+    rows: list[tuple[str, str, str, str]] = []
+    if has_part(results_dir, HUMAN_AGREEMENT):
+        _human_agreement(results_dir, scenarios, numbers, rows)
+    if has_part(results_dir, LLM_AUDIT):
+        _audit_agreement(results_dir, numbers, rows)
+    table = pd.DataFrame(rows, columns=["panel", "statistic", "reported", "source_file"])
+    return numbers_table(numbers), table
+
+
+def _shown(results_dir: Path, part: Path) -> str:
+    return (Path("results") / results_dir.name / part).as_posix()
+
+
+def _human_agreement(
+    results_dir: Path, scenarios: pd.DataFrame | None, numbers: list[dict], rows: list[tuple]
+) -> None:
+    human_path = results_dir / HUMAN_REPORT
+    human = _report(human_path)
     stated = (human.get("canonical_alignment") or {}).get("gate_state")
-    if scenarios is not None and isinstance(stated, dict) and "match" in stated:
+    checkable = scenarios is not None and has_human_labels(scenarios)
+    if checkable and isinstance(stated, dict) and "match" in stated:
         keys = ("canonical_alignment", "gate_state")
         n = _count(human, human_path, *keys, "n")
         match = _count(human, human_path, *keys, "match", most=n)
@@ -109,10 +130,6 @@ def reported_agreement(
                 f"gates match the key, but gold-labels.json gives {gold['numerator']} of "
                 f"{gold['denominator']}"
             )
-    shown = {
-        p: (Path("results") / results_dir.name / p).as_posix() for p in (HUMAN_REPORT, AUDIT_REPORT)
-    }
-    numbers, rows = [], []
     for field, label in HUMAN_FIELDS:
         kappa = _number(
             human, human_path, "inter_annotator_agreement", field, "value", low=-1, high=1
@@ -131,9 +148,14 @@ def reported_agreement(
                 "three human raters",
                 f"Fleiss kappa ({label})",
                 f"{float(rounded(kappa, 2)):.2f}",
-                shown[HUMAN_REPORT],
+                _shown(results_dir, HUMAN_REPORT),
             )
         )
+
+
+def _audit_agreement(results_dir: Path, numbers: list[dict], rows: list[tuple]) -> None:
+    audit_path = results_dir / AUDIT_REPORT
+    audit = _report(audit_path)
     gate = ("inter_annotator_agreement", "gate_state")
     alignment = ("canonical_alignment", "gate_state")
     gate_kappa = _number(audit, audit_path, *gate, "value", low=-1, high=1)
@@ -165,19 +187,22 @@ def reported_agreement(
     ]
     panel = "three-model LLM audit"
     rows += [
-        (panel, "Fleiss kappa (gate)", f"{rounded(gate_kappa, 3)}", shown[AUDIT_REPORT]),
+        (
+            panel,
+            "Fleiss kappa (gate)",
+            f"{rounded(gate_kappa, 3)}",
+            _shown(results_dir, AUDIT_REPORT),
+        ),
         (
             panel,
             "exact agreement (gate)",
             Ratio(agreeing, n_items).text(),
-            shown[AUDIT_REPORT],
+            _shown(results_dir, AUDIT_REPORT),
         ),
         (
             panel,
             "majority matches key (gate)",
             Ratio(matching, n_aligned).text(),
-            shown[AUDIT_REPORT],
+            _shown(results_dir, AUDIT_REPORT),
         ),
     ]
-    table = pd.DataFrame(rows, columns=["panel", "statistic", "reported", "source_file"])
-    return numbers_table(numbers), table

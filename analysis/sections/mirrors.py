@@ -16,6 +16,7 @@ from analysis.breakdowns import (
 from analysis.figures import legend_below, percent_axis, scatter_coinciding, source_style
 from analysis.outputs import stand_in_title
 from analysis.provenance import number_name, numbers_table, ratio_number, value_number
+from analysis.scenarios import has_human_labels
 from analysis.sensitivity import relabelled_cells
 
 #: The incident whose mirror the paper singles out (``mirrors.apple_card.*``).
@@ -85,8 +86,11 @@ def mirror_numbers(cells: pd.DataFrame, scenarios: pd.DataFrame) -> pd.DataFrame
 
 def human_label_gap_numbers(cells: pd.DataFrame, scenarios: pd.DataFrame) -> pd.DataFrame:
     """Per pool, anchor minus mirror modal accuracy in points when every cell is scored
-    against the three-rater majority gate instead of the key."""
+    against the three-rater majority gate instead of the key (none where the scenarios carry
+    no human gates)."""
     rows = []
+    if not has_human_labels(scenarios):
+        return numbers_table(rows)
     for pool, part in _by_pool(relabelled_cells(pool_cells(cells), scenarios)):
         gap = mirror_gap(part, scenarios)
         if gap.anchor.n and gap.mirror.n:

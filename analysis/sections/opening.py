@@ -17,9 +17,10 @@ import matplotlib.pyplot as plt
 import pandas as pd
 
 from analysis import paths
-from analysis.claims import compare
+from analysis.claims import compare, other_release
 from analysis.outputs import Output, show, stand_in_caption, stand_in_title
 from analysis.provenance import NumberBook, require_distinct_slugs
+from analysis.release_parts import Part, absence, has_part
 from analysis.scenarios import load_scenarios
 from analysis.sections.reads import READS, Locations, Reads
 from analysis.trials import VerdictPaths, verdict_path_list
@@ -88,11 +89,26 @@ class Section:
 
     def compare(self, claims_section: str | None = None) -> None:
         """Show the published claims this section recomputes beside their recomputed values
-        (with ``claims_section``, also those of that section needing per-trial verdicts)."""
+        (with ``claims_section``, also those of that section needing per-trial verdicts);
+        for another release than the paper's, says that there is nothing to compare."""
+        data = self.locations.runs.parent
+        reason = other_release(paths.release(data), paths.scenario_set(data))
+        if reason is not None:
+            print(f"No published values to compare: {reason}.")
+            return
         show(compare(self.numbers.numbers, claims_section))
 
+    def has(self, part: Part, what: str) -> bool:
+        """Whether the release has the optional ``part``; when it has not, ``what`` (the
+        tables or numbers that read it) is left out, said here and in the build's report.
+        A part the release's checksums pin and that is missing is refused, naming it."""
+        if has_part(self.locations.results, part):
+            return True
+        self.out.left_out(what, absence(self.locations.results, part))
+        return False
+
     def close(self) -> None:
-        """Write the section's numbers and catalogue."""
+        """Write the section's numbers, catalogue and what it left out."""
         self.out.close()
 
 
@@ -247,7 +263,8 @@ def open_section(
 
         inputs += [where.results / LEADERBOARD_FILENAME, where.results / paths.RELEASE_MANIFEST]
     inputs.append(where.scenarios)
-    inputs += [where.results / name for name in what.results_files]
+    files = (where.results / name for name in what.results_files)
+    inputs += [file for file in files if file.exists()]  # not the optional parts it lacks
     if what.verdicts:
         from analysis.trial_crosscheck import source_summary, verdict_inputs
 

@@ -13,6 +13,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from analysis import paths
+from analysis.release_parts import HUMAN_AGREEMENT, HUMAN_LABELS, LLM_AUDIT
 
 
 @dataclass(frozen=True)
@@ -28,11 +29,7 @@ class Reads:
 
 
 #: Agreement reports and gold labels that the label-provenance section reads.
-LABEL_FILES = (
-    "human-validation/gold-labels.json",
-    "human-validation/agreement-report.json",
-    "annotation-audit/agreement-report.json",
-)
+LABEL_FILES = (HUMAN_LABELS.file, HUMAN_AGREEMENT.file, LLM_AUDIT.file)
 
 #: What each notebook section reads.
 READS: dict[str, Reads] = {

@@ -9,6 +9,8 @@ from analysis.breakdowns import pool_cells
 from analysis.figures import percent_axis, source_style
 from analysis.outputs import stand_in_title
 from analysis.provenance import number_name, numbers_table, ratio_number, value_number
+from analysis.ratio import Ratio
+from analysis.scenarios import has_human_labels
 from analysis.sensitivity import (
     relabelled_by_humans,
     without_credit_hiring_mirrors,
@@ -18,9 +20,12 @@ from analysis.sensitivity import (
 
 def _pool_numbers(pool: str, part: pd.DataFrame, scenarios: pd.DataFrame) -> list[dict]:
     derived = without_derived_flags(part, scenarios)
-    human = relabelled_by_humans(part, scenarios)
     credit = without_credit_hiring_mirrors(part, scenarios)
-    d, h, b, c = derived.without, human.relabelled, credit.baseline, credit.without
+    d, b, c = derived.without, credit.baseline, credit.without
+    # Without human gates (a release without the human validation) the check has nothing
+    # to count: its rates have no opportunity, and are left out as such below.
+    h = relabelled_by_humans(part, scenarios).relabelled if has_human_labels(scenarios) else None
+    none = Ratio(0, 0)
     # (name, ratio, description, digits): the under-refusals are small, so two decimals.
     counts = (
         ("derived.over_refusal", d.over, "over-refusal without derived-flag scenarios", 1),
@@ -28,8 +33,10 @@ def _pool_numbers(pool: str, part: pd.DataFrame, scenarios: pd.DataFrame) -> lis
         ("derived.clean_detector_conflict", derived.conflict,
          "clean detector-conflict modal accuracy", 1),
         ("derived.clean_mirror", derived.mirror, "clean mirror modal accuracy", 1),
-        ("human.over_refusal", h.over, "over-refusal against the human majority gate", 1),
-        ("human.under_refusal", h.under, "under-refusal against the human majority gate", 2),
+        ("human.over_refusal", h.over if h else none,
+         "over-refusal against the human majority gate", 1),
+        ("human.under_refusal", h.under if h else none,
+         "under-refusal against the human majority gate", 2),
         ("credit_hiring.baseline_over_refusal", b.over, "modal over-refusal, all scenarios", 1),
         ("credit_hiring.over_refusal", c.over,
          "modal over-refusal without the credit and hiring mirrors", 1),
@@ -61,8 +68,9 @@ def _pool_numbers(pool: str, part: pd.DataFrame, scenarios: pd.DataFrame) -> lis
 
 def sensitivity_numbers(cells: pd.DataFrame, scenarios: pd.DataFrame) -> pd.DataFrame:
     """Per pool: over- and under-refusal without the derived-flag scenarios (and the clean
-    detector-conflict and mirror accuracy), against the human majority gate, and without
-    the credit and hiring mirrors; a rate with no opportunity is left out."""
+    detector-conflict and mirror accuracy), against the human majority gate (where the
+    scenarios carry human gates), and without the credit and hiring mirrors; a rate with no
+    opportunity is left out."""
     pooled = pool_cells(cells)
     source = pooled["source"].astype(str)
     rows = []
