@@ -670,14 +670,28 @@ def _finish(staging, data, notebooks, reused, runs, digest, shared, runner) -> N
 
 def write_reports(staging: str, data: str, notebooks: list[str]) -> None:
     """Write into ``staging`` ``numbers.json`` (the numbers every notebook recorded, with
-    the release and the :func:`build_record` of ``data``), the HTML report and the PDF of
-    the executed ``notebooks`` (names). The build runs this on a warm kernel."""
-    from analysis.paper_pdf import write_documents
+    the release, the :func:`build_record` of ``data`` and, under ``left_out``, what each
+    notebook left out and why, the claims ledger too for another release than the paper's),
+    the HTML report and the PDF of the executed ``notebooks`` (names). The build runs this
+    on a warm kernel."""
+    from analysis.claims import other_release
+    from analysis.outputs import merge_left_out
+    from analysis.paper_pdf import LEDGER_MAKER, write_documents
     from analysis.provenance import merge_fragments
 
     folder = Path(staging)
     numbers = merge_fragments(folder)
-    document = {"release": paths.release(), "build": build_record(Path(data)), "numbers": numbers}
+    left_out = merge_left_out(folder)
+    release = paths.release(Path(data))
+    reason = other_release(release, paths.scenario_set(Path(data)))
+    if reason is not None:
+        left_out.append({"notebook": LEDGER_MAKER, "what": "the claims ledger", "reason": reason})
+    document = {
+        "release": release,
+        "build": build_record(Path(data)),
+        "left_out": left_out,
+        "numbers": numbers,
+    }
     (folder / "numbers.json").write_text(json.dumps(document, indent=2) + "\n", "utf-8")
     write_documents(folder, [folder / "notebooks" / name for name in notebooks])
 

@@ -8,6 +8,9 @@ Each claim of :data:`analysis.published.CLAIMS` gets one status:
 - ``needs per-trial verdicts``: only the per-scenario verdicts recompute it, and the public
   release lacks them;
 - ``not computed``: no notebook recorded the number (a gap in the build).
+
+The published values are those of the release the paper reports: a build of another release
+or scenario set has no ledger, and says why (:func:`other_release`).
 """
 
 from __future__ import annotations
@@ -17,7 +20,7 @@ from fractions import Fraction
 
 import pandas as pd
 
-from analysis.published import CLAIMS, Claim
+from analysis.published import CLAIMS, RELEASE, SCENARIO_SET, Claim
 
 REPRODUCED = "reproduced"
 DIFFERS = "differs"
@@ -36,6 +39,17 @@ COLUMNS = (
     "status",
     "difference",
 )
+
+
+def other_release(release: str, scenario_set: str) -> str | None:
+    """Why the paper's published values do not apply to ``release`` of ``scenario_set``
+    (they are those of the release the paper reports), or None when they do."""
+    if (release, scenario_set) == (RELEASE, SCENARIO_SET):
+        return None
+    return (
+        f"the paper's published values are those of release {RELEASE} (scenario set "
+        f"{SCENARIO_SET}); this build is of release {release} (scenario set {scenario_set})"
+    )
 
 
 def _counts(entry: Mapping) -> str:

@@ -172,13 +172,39 @@ def claims_html(claims: pd.DataFrame) -> str:
     )
 
 
+def left_out_html(left_out: list[Mapping]) -> str:
+    """What the build left out and why (``numbers.json``'s ``left_out``), as a table; empty
+    when nothing was."""
+    if not left_out:
+        return ""
+    rows = "".join(
+        "<tr>"
+        + "".join(f"<td>{html.escape(str(entry[key]))}</td>" for key in ("notebook", "what"))
+        + f"<td>{html.escape(str(entry['reason']))}</td></tr>"
+        for entry in left_out
+    )
+    return (
+        '<section id="left-out"><h2 id="left-out-of-this-build">Left out of this build</h2>'
+        "<p>Every section whose inputs the release holds is built; these parts are not, "
+        "for the reason given (also in <code>numbers.json</code>, under "
+        "<code>left_out</code>).</p>"
+        "<table><thead><tr><th>Section</th><th>Left out</th><th>Why</th></tr></thead>"
+        f"<tbody>{rows}</tbody></table></section>"
+    )
+
+
 def render_html(
-    executed: list[Path], target: Path, document: Mapping, claims: pd.DataFrame
+    executed: list[Path], target: Path, document: Mapping, claims: pd.DataFrame | None
 ) -> Path:
-    """Write ``target``: the executed notebooks, the build identity and the claims ledger."""
+    """Write ``target``: the executed notebooks, the build identity, what the build left
+    out (if anything) and the claims ledger (None: left out)."""
     toc: list[tuple[int, str, str]] = []
+    left_out = list(document.get("left_out") or [])
+    if left_out:
+        toc.append((2, "left-out-of-this-build", "Left out of this build"))
     sections = [_notebook_html(path, toc) for path in executed]
-    toc.append((2, "claims-ledger", "Claims ledger"))
+    if claims is not None:
+        toc.append((2, "claims-ledger", "Claims ledger"))
     items: list[str] = []
     for level, anchor, text in toc:
         link = f'<a href="#{anchor}">{html.escape(text)}</a>'
@@ -198,8 +224,9 @@ release by the notebooks below. The typeset version is <a href="paper.pdf">paper
 numbers are cited by name from <a href="numbers.json">numbers.json</a>.</p>
 {identity_html(document.get("build"), str(document.get("release", "")))}
 <nav class="toc"><strong>Contents</strong><ol>{"".join(items)}</ol></nav>
+{left_out_html(left_out)}
 {"".join(sections)}
-{claims_html(claims)}
+{"" if claims is None else claims_html(claims)}
 </main><script>{SCRIPT}</script></body></html>
 """
     target.write_text(page, encoding="utf-8")

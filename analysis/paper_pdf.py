@@ -1,7 +1,8 @@
 """``paper/paper.pdf``: the typeset reproduction report, and the files it reads.
 
 After the notebooks ran, :func:`write_documents` merges their catalogue fragments into
-``catalogue.json``, writes the claims ledger (``tables/claims.*``) and one LaTeX macro per
+``catalogue.json``, writes the claims ledger (``tables/claims.*``; not for another release
+than the paper's, see :func:`analysis.claims.other_release`) and one LaTeX macro per
 number (``tables/numbers.tex``), renders ``index.html`` and compiles ``paper.pdf`` with
 Typst (the ``typst`` package compiles in-process, offline, with its embedded fonts, and
 releases the GIL: the PDF compiles in a thread while the HTML renders).
@@ -27,6 +28,8 @@ from analysis.outputs import merge_catalogue, write_table
 from analysis.provenance import write_numbers_tex
 
 TEMPLATE = Path(__file__).parent / "templates" / "report.typ"
+#: Who writes the claims ledger, as the catalogue and the left-out list name it.
+LEDGER_MAKER = "the build (analysis.claims)"
 CLAIMS_CAPTION = (
     "Claims ledger: every number the paper states, its published value, the value this "
     "build recomputes, and whether it was reproduced."
@@ -48,23 +51,27 @@ def render_pdf(paper_dir: Path) -> Path:
 
 
 def write_documents(paper_dir: Path, executed: list[Path]) -> None:
-    """Catalogue, claims ledger, ``numbers.tex``, ``index.html`` and ``paper.pdf``."""
+    """Catalogue, claims ledger (unless ``numbers.json`` lists it as left out),
+    ``numbers.tex``, ``index.html`` and ``paper.pdf``."""
     document = read_json(paper_dir / "numbers.json")
     catalogue = merge_catalogue(paper_dir)
-    claims = ledger(document["numbers"])
-    write_table(
-        paper_dir / "tables",
-        claims,
-        "claims",
-        CLAIMS_CAPTION,
-        for_reader=readable(claims),
-    )
-    catalogue["tables/claims"] = {
-        "kind": "table",
-        "name": "claims",
-        "caption": CLAIMS_CAPTION,
-        "notebook": "the build (analysis.claims)",
-    }
+    left_out = document.get("left_out") or []
+    claims = None
+    if not any(entry["notebook"] == LEDGER_MAKER for entry in left_out):
+        claims = ledger(document["numbers"])
+        write_table(
+            paper_dir / "tables",
+            claims,
+            "claims",
+            CLAIMS_CAPTION,
+            for_reader=readable(claims),
+        )
+        catalogue["tables/claims"] = {
+            "kind": "table",
+            "name": "claims",
+            "caption": CLAIMS_CAPTION,
+            "notebook": LEDGER_MAKER,
+        }
     (paper_dir / "catalogue.json").write_text(json.dumps(catalogue, indent=2) + "\n", "utf-8")
     write_numbers_tex(document["numbers"], paper_dir / "tables" / "numbers.tex")
     with ThreadPoolExecutor(max_workers=1) as pool:

@@ -9,6 +9,10 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+#: The release the paper reports, and its scenario set: the values below are that
+#: release's, and are compared with a build of it alone.
+RELEASE = "v2026-05"
+SCENARIO_SET = "steerbench-work-2026-05"
 LABELS = {"proceed": 56, "hold": 50, "scenarios": 106}
 DIRECTIONS = {"under-refusal": 25, "over-refusal": 51, "calibration": 30}
 PATTERNS = {

@@ -230,3 +230,34 @@ def test_a_shown_table_escapes_its_cells_and_headers(monkeypatch):
     html = shown[0].to_html()
     assert ">m&lt;b&gt;&amp;c (off)<" in html and "a&lt;i&gt;" in html
     assert "<b>" not in html and "<i>" not in html
+
+
+LEFT_OUT = [
+    {"notebook": "09-labels", "what": "the human <agreement>", "reason": "its report is absent"},
+    {"notebook": "the build (analysis.claims)", "what": "the claims ledger", "reason": "r & s"},
+]
+
+
+def test_the_html_report_lists_what_was_left_out_and_drops_a_left_out_ledger(tmp_path):
+    from analysis.html_report import render_html
+
+    notebook = tmp_path / "09-x.ipynb"
+    cells = [nbformat.v4.new_markdown_cell("# Labels")]
+    nbformat.write(nbformat.v4.new_notebook(cells=cells), notebook)
+    document = {"release": "v-other", "left_out": LEFT_OUT}
+    page = render_html([notebook], tmp_path / "index.html", document, None).read_text()
+    assert 'href="#left-out-of-this-build"' in page and "claims-ledger" not in page
+    assert "<td>the human &lt;agreement&gt;</td><td>its report is absent</td>" in page
+    assert "<td>r &amp; s</td>" in page
+    plain = render_html([notebook], tmp_path / "plain.html", {}, ledger({})).read_text()
+    assert "left-out" not in plain and 'href="#claims-ledger"' in plain
+
+
+def test_the_published_values_are_compared_with_the_papers_release_alone():
+    from analysis import published
+    from analysis.claims import other_release
+
+    assert other_release(published.RELEASE, published.SCENARIO_SET) is None
+    reason = other_release("v-other", published.SCENARIO_SET)
+    assert reason is not None and "this build is of release v-other" in reason
+    assert other_release(published.RELEASE, "another-set") is not None

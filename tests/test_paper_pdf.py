@@ -84,3 +84,21 @@ def test_a_column_the_same_in_every_row_is_said_once(tmp_path):
     assert texts.count("same method") == 1
     assert any(t.startswith("In every row") for t in texts)
     assert "detector_\u200bconflict" in texts  # free to wrap after its underscore
+
+
+def test_the_report_lists_what_was_left_out_and_has_no_ledger_when_it_was(tmp_path):
+    import pypdfium2
+
+    (tmp_path / "catalogue.json").write_text("{}")
+    left_out = [
+        {"notebook": "09-labels", "what": "the human agreement", "reason": "no report here"},
+        {"notebook": "the build (analysis.claims)", "what": "the claims ledger", "reason": "r"},
+    ]
+    document = {"release": "v-other", "numbers": {}, "left_out": left_out}
+    (tmp_path / "numbers.json").write_text(json.dumps(document))
+    pdf = pypdfium2.PdfDocument(render_pdf(tmp_path))
+    text = " ".join(page.get_textpage().get_text_range() for page in pdf).replace("\r\n", " ")
+    assert "Left out of this build." in text
+    assert "the human agreement (09-labels): no report here." in text
+    assert "Claims ledger" not in text and "claims ledger at the end" not in text
+    assert "This release holds none of the inputs of this section" in text  # 09-labels
