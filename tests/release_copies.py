@@ -67,6 +67,8 @@ def rename_version(root: Path, version: str, scenario_set: str) -> None:
     vectors_path = root / paths.RELEASE_PARITY_VECTORS
     vectors = json.loads(vectors_path.read_text())
     vectors["scenario_set"] = scenario_set
+    if "scenario_set_dir" in vectors:
+        vectors["scenario_set_dir"] = scenario_dir(Path(), scenario_set).as_posix()
     vectors_path.write_text(json.dumps(vectors, indent=2) + "\n")
     repin(root, version, scenario_set)
 
@@ -97,3 +99,24 @@ def drop_optional_parts(root: Path, version: str = VERSION) -> list[str]:
         shutil.rmtree(sample)
         removed.append(str(paths.RELEASE_SAMPLE_ARTIFACTS))
     return removed
+
+
+def repair_scenario(
+    root: Path, scenario_id: str, version: str = VERSION, scenario_set: str = SCENARIO_SET
+) -> None:
+    """Edit one scenario file as a repair does, leaving the model-facing message as it was
+    (its ``version`` is bumped, which upstream's renderer does not read; the file's bytes
+    and sha256 change), and re-pin it: the release manifest, the parity vector's sha256 and
+    the checksums."""
+    file = scenario_dir(root, scenario_set) / f"{scenario_id}.json"
+    record = json.loads(file.read_text(encoding="utf-8"))
+    major, minor, patch = str(record.get("version", "1.0.0")).split(".")
+    record["version"] = f"{major}.{minor}.{int(patch) + 1}"
+    file.write_text(json.dumps(record, indent=2) + "\n", encoding="utf-8")
+    vectors_path = root / paths.RELEASE_PARITY_VECTORS
+    vectors = json.loads(vectors_path.read_text(encoding="utf-8"))
+    for vector in vectors["scenarios"]:
+        if vector["id"] == scenario_id:
+            vector["sha256"] = sha256(file)
+    vectors_path.write_text(json.dumps(vectors, indent=2) + "\n", encoding="utf-8")
+    repin(root, version, scenario_set)

@@ -1,0 +1,159 @@
+"""A release of another corpus: another scenario-set name and count, a repaired scenario,
+another release name, and none of the parts upstream's pipeline does not make (human
+validation, annotation audit, overlay and repair reports, sample run). It is imported and
+built: every section whose inputs it holds, and the report says what was left out and why.
+Expected values come from the test-side writer's plain loops and the release's own files."""
+
+from __future__ import annotations
+
+import csv
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+import release_writer as writer
+from factories import run_papermill, shown_warnings
+from release_copies import drop_optional_parts, rename_version, repair_scenario
+
+from analysis import paths
+from analysis.release_parts import HUMAN_AGREEMENT, HUMAN_LABELS, LLM_AUDIT
+
+VERSION = "v2027-01"
+SCENARIO_SET = "acme-work-2027-01"
+
+
+def _run(root: Path, *args: str) -> subprocess.CompletedProcess:
+    env = dict(
+        os.environ, RELEASE_DIR=str(root / "release"), STEERBENCH_DATA_DIR=str(root / "data")
+    )
+    return subprocess.run(
+        [sys.executable, "-m", *args], capture_output=True, text=True, env=env,
+        cwd=paths.PROJECT_ROOT,
+    )  # fmt: skip
+
+
+@pytest.fixture(scope="module")
+def corpus(tmp_path_factory):
+    """(root, conditions, scenario ids, repaired id) of a built release of another corpus."""
+    root = tmp_path_factory.mktemp("corpus")
+    source = paths.release_dir()
+    ids = sorted(writer.read_scenarios(source))
+    sample = {p.parent.name for p in (source / "sample-artifacts").rglob("cell.json")}
+    keep = set(ids[1::3]) | sample  # a third of the corpus
+    writer.subset_release(source, root / "subset", keep)
+    scenarios = writer.read_scenarios(root / "subset")
+    trials = writer.noisy_trials(scenarios, trials_per_cell=5, seed=11)
+    conditions = writer.write_release(root / "subset", root / "release", trials)
+    drop_optional_parts(root / "release")
+    repaired = sorted(scenarios)[0]
+    repair_scenario(root / "release", repaired)
+    rename_version(root / "release", VERSION, SCENARIO_SET)
+    table = root / "data" / "runs" / paths.REFERENCE_RUNS_NAME / "trials.csv"
+    table.parent.mkdir(parents=True)
+    table.write_bytes((paths.reference_runs_dir() / "trials.csv").read_bytes())
+    imported = _run(root, "analysis.release", "import")
+    assert imported.returncode == 0, imported.stderr
+    built = _run(root, "analysis.build", "--paper-dir", str(root / "paper"))
+    assert built.returncode == 0, built.stderr[-4000:]
+    return root, conditions, sorted(scenarios), repaired
+
+
+def _document(root: Path) -> dict:
+    return json.loads((root / "paper" / "numbers.json").read_text())
+
+
+@pytest.mark.slow
+def test_the_import_takes_the_release_by_its_own_names(corpus):
+    root, _, ids, repaired = corpus
+    stamp = paths.imported_release(root / "data")
+    assert (stamp["release"], stamp["scenario_set"]) == (VERSION, SCENARIO_SET)
+    assert stamp["unverified"] == []  # no sample run
+    data = root / "data"
+    assert sorted(p.stem for p in (data / "scenarios").glob("*-[0-9][0-9][0-9].json")) == ids
+    release_file = root / "release" / "scenario-sets" / SCENARIO_SET / f"{repaired}.json"
+    imported_file = data / "scenarios" / f"{repaired}.json"
+    assert imported_file.read_bytes() == release_file.read_bytes()
+    original = paths.release_dir() / "scenario-sets" / "steerbench-work-2026-05"
+    assert imported_file.read_bytes() != (original / f"{repaired}.json").read_bytes()
+
+
+@pytest.mark.slow
+def test_every_section_builds_on_its_own_corpus(corpus):
+    root, conditions, ids, _ = corpus
+    document = _document(root)
+    numbers = document["numbers"]
+    assert document["release"] == VERSION
+    assert numbers["corpus.scenarios"]["value"] == len(ids)
+    with (root / "paper" / "tables" / "table2-leaderboard.csv").open() as handle:
+        printed = {row["condition"]: row for row in csv.DictReader(handle)}
+    assert list(printed) == writer.table2_order(conditions)
+    for condition in conditions:
+        row = condition.row()
+        assert printed[condition.label]["mean trial accuracy"] == row["mean_trial_accuracy"]
+        assert printed[condition.label]["over-refusal"] == row["over_refusal"]
+    over = numbers["direction.over_refusal"]
+    plain = [c.counts() for c in conditions]
+    assert (over["numerator"], over["denominator"]) == (
+        sum(c["n_over"] for c in plain),
+        sum(c["n_proceed"] for c in plain),
+    )
+    built = sorted(p.stem for p in (root / "paper" / "notebooks").glob("*.ipynb"))
+    assert built == sorted(p.stem for p in paths.NOTEBOOKS_DIR.glob("*.ipynb"))
+    assert shown_warnings(root / "paper") == []
+    assert any(".derived." in name for name in numbers)  # checks (1) and (3) are built
+    assert any(".credit_hiring." in name for name in numbers)
+
+
+@pytest.mark.slow
+def test_what_the_release_lacks_is_left_out_and_said(corpus):
+    root, _, _, _ = corpus
+    document = _document(root)
+    numbers = document["numbers"]
+    assert not [n for n in numbers if n.startswith("labels.") or ".human." in n]
+    assert not [n for n in numbers if "human_labels" in n]
+    left = {(e["notebook"], e["reason"].split(" ", 1)[0]) for e in document["left_out"]}
+    gold = f"results/{VERSION}/{HUMAN_LABELS.file}"
+    assert left == {
+        ("06-mirrors", gold),
+        ("08-sensitivity", gold),
+        ("09-labels", gold),
+        ("09-labels", f"results/{VERSION}/{HUMAN_AGREEMENT.file}"),
+        ("09-labels", f"results/{VERSION}/{LLM_AUDIT.file}"),
+        ("the build (analysis.claims)", "the"),
+    }
+    ledger = next(e for e in document["left_out"] if e["what"] == "the claims ledger")
+    assert f"this build is of release {VERSION} (scenario set {SCENARIO_SET})" in ledger["reason"]
+    assert not (root / "paper" / "tables" / "claims.csv").exists()
+    page = (root / "paper" / "index.html").read_text()
+    assert "Left out of this build" in page and 'id="claims-ledger"' not in page
+    assert page.count(f"results/{VERSION}/{HUMAN_LABELS.file}") >= 3
+    typeset = (root / "paper" / "paper.typ").read_text()
+    assert 'doc.at("left_out"' in typeset  # the PDF reads the same list
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("notebook", ["06-mirrors", "08-sensitivity", "09-labels"])
+def test_a_notebook_run_alone_on_it_says_what_it_leaves_out(corpus, tmp_path, notebook):
+    root, _, _, _ = corpus
+    executed = tmp_path / f"{notebook}.ipynb"
+    done = run_papermill(notebook, executed, output_dir=tmp_path / "out", data_dir=root / "data")
+    assert done.returncode == 0, done.stderr[-3000:]
+    assert "Left out: " in executed.read_text()
+    left = json.loads((tmp_path / "out" / "left-out" / f"{notebook}.json").read_text())
+    assert left and all(VERSION in entry["reason"] for entry in left)
+
+
+def test_git_ignores_an_imported_release_of_any_name():
+    def ignored(path: str) -> bool:
+        done = subprocess.run(
+            ["git", "check-ignore", "-q", "--no-index", path], cwd=paths.PROJECT_ROOT
+        )
+        return done.returncode == 0
+
+    assert ignored(f"data/runs/{VERSION}/leaderboard.json")
+    assert ignored("data/runs/v2026-05/leaderboard.json")
+    assert ignored("data/runs/sample-artifacts/mini/cells.json")
+    assert not ignored("data/runs/reference-policies/trials.csv")
