@@ -224,6 +224,7 @@ def test_the_input_check_reads_the_agreement_reports(tmp_path: Path) -> None:
     data = tmp_path / "data"
     shutil.copytree(paths.data_dir() / "scenarios", data / "scenarios")
     shutil.copytree(paths.data_dir() / "runs" / paths.release(), data / "runs" / paths.release())
+    shutil.copytree(paths.reference_runs_dir(), paths.reference_runs_dir(data))
     shutil.copy(paths.data_dir() / ".imported", data / ".imported")
     report = data / "runs" / paths.release() / "human-validation" / "agreement-report.json"
     human = json.loads(report.read_text())
@@ -875,3 +876,18 @@ def test_a_section_says_what_it_left_out_and_why(tmp_path: Path) -> None:
         f"results/{release}/human-validation/gold-labels.json (the three human raters' "
         f"majority labels) is not in release {release}; upstream's pipeline does not make it"
     )
+
+
+def test_a_data_folder_without_any_per_trial_verdicts_is_refused_with_the_remedy(
+    tmp_path: Path,
+) -> None:
+    import shutil
+
+    data = tmp_path / "data"
+    shutil.copytree(paths.scenarios_dir(), data / "scenarios")
+    shutil.copytree(paths.results_dir(), data / "runs" / paths.release())
+    shutil.copy(paths.import_stamp(), paths.import_stamp(data))
+    with pytest.raises(ValueError, match="no per-trial verdicts") as refused:
+        open_section("05-patterns", output_dir=tmp_path / "out", data_dir=data)
+    assert str(refused.value).startswith(f"{data / 'runs'}: ")
+    assert str(refused.value).endswith("`make reference-runs`")

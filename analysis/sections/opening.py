@@ -20,7 +20,7 @@ from analysis import paths
 from analysis.claims import compare, other_release
 from analysis.outputs import Output, show, stand_in_caption, stand_in_title
 from analysis.provenance import NumberBook, require_distinct_slugs
-from analysis.release_parts import Part, absence, has_part
+from analysis.release_parts import PER_TRIAL_FILE, Part, absence, has_part
 from analysis.scenarios import load_scenarios
 from analysis.sections.reads import READS, Locations, Reads
 from analysis.trials import VerdictPaths, verdict_path_list
@@ -159,6 +159,13 @@ def load_inputs(what: Reads, where: Locations, verdict_paths: list[str] | None) 
                 f"release does not ({', '.join(error.unknown[:3])}"
                 f"{'...' if len(error.unknown) > 3 else ''}){REMAKE_REFERENCE}"
             ) from None
+        if cells.empty and verdict_paths is None:
+            raise ValueError(
+                f"{where.runs}: no per-trial verdicts (this release has no "
+                f"{PER_TRIAL_FILE} and no sample run, and there are no reference policies "
+                "or runs of your own); make the reference policies for it with "
+                "`make reference-runs`"
+            )
         by_origin = dict(tuple(cells.groupby(cells[POOL_OF].astype(str))))
         for source, part in by_origin.items():
             origin = f"{where.runs} ({source} verdicts)"
