@@ -341,8 +341,8 @@ def subset_release(source: Path, target: Path, keep: Iterable[str]) -> None:
     must hold those of the sample run): their files, their rows of ``MANIFEST.md`` and
     ``_SCENARIO_PATTERNS.json``, their parity vectors and response cases, and their gold
     labels, with the agreement report's count of majority gates matching the key made
-    from those. Its results still describe the whole set: :func:`write_release` on
-    ``target`` writes them anew."""
+    from those, and the release manifest's scenario hashes and count. Its other results
+    still describe the whole set: :func:`write_release` on ``target`` writes them anew."""
     keep = set(keep)
     shutil.copytree(source, target)
     folder = target / SCENARIO_SET
@@ -364,6 +364,13 @@ def subset_release(source: Path, target: Path, keep: Iterable[str]) -> None:
     vectors["response_cases"] = [c for c in vectors["response_cases"] if c["scenario_id"] in keep]
     vectors["response_case_count"] = len(vectors["response_cases"])
     vectors_path.write_text(json.dumps(vectors, indent=2) + "\n", "utf-8")
+    manifest_path = target / RESULTS / "release-manifest.json"
+    manifest = json.loads(manifest_path.read_text(encoding="utf-8"))
+    manifest["scenario_hashes"] = {
+        sid: digest for sid, digest in manifest["scenario_hashes"].items() if sid in keep
+    }
+    manifest["scenario_count"] = len(manifest["scenario_hashes"])
+    manifest_path.write_text(json.dumps(manifest, indent=2) + "\n", "utf-8")
     validation = target / RESULTS / "human-validation"
     gold = json.loads((validation / "gold-labels.json").read_text(encoding="utf-8"))
     gold["labels"] = {k: v for k, v in gold["labels"].items() if k in keep}
