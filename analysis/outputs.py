@@ -235,7 +235,7 @@ class Output:
         """Say that ``what`` (tables, figures or numbers) is left out of this notebook's
         outputs and why; the build's report and ``numbers.json`` list it."""
         self.left.append({"notebook": self.notebook, "what": what, "reason": reason})
-        print(f"Left out: {what}. {reason[:1].upper()}{reason[1:]}.")
+        print(f"Left out: {what}, because {reason}.")
 
     def close(self) -> None:
         """Write the notebook's numbers, catalogue and left-out fragments."""

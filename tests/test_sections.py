@@ -846,7 +846,7 @@ def test_a_pinned_agreement_report_the_release_lacks_is_refused(tmp_path: Path) 
         reported_agreement(results)
 
 
-def test_a_section_says_what_it_left_out_and_why(tmp_path: Path) -> None:
+def test_a_section_says_what_it_left_out_and_why(tmp_path: Path, capsys) -> None:
     import shutil
 
     from analysis.release_parts import HUMAN_AGREEMENT, HUMAN_LABELS, LLM_AUDIT
@@ -865,6 +865,9 @@ def test_a_section_says_what_it_left_out_and_why(tmp_path: Path) -> None:
     assert not section.has(HUMAN_LABELS, "the human majority against the key")
     assert not section.has(HUMAN_AGREEMENT, "the human agreement")
     assert section.has(LLM_AUDIT, "the LLM audit")
+    said = capsys.readouterr().out
+    assert "Left out: the human agreement, because results/" in said
+    assert "the LLM audit" not in said
     section.close()
     left = json.loads((tmp_path / "out" / "left-out" / "09-labels.json").read_text())
     assert [entry["what"] for entry in left] == [
