@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import warnings
 from pathlib import Path
 
 import pandas as pd
@@ -436,3 +437,26 @@ def test_unknown_label_in_a_file_names_the_file(tmp_path: Path) -> None:
 def test_a_runs_folder_asked_for_that_is_not_there_is_an_error(tmp_path: Path) -> None:
     with pytest.raises(FileNotFoundError, match=f"{tmp_path / 'nowhere'}: no such folder"):
         load_trials(runs_dir=tmp_path / "nowhere")
+
+
+def test_a_runs_folder_without_published_verdicts_says_so_once_with_the_remedy(
+    tmp_path: Path,
+) -> None:
+    from analysis.trials.discovery import NoPublishedVerdictsWarning
+
+    runs = tmp_path / "runs"
+    (runs / "mine").mkdir(parents=True)
+    trial_rows().to_csv(runs / "mine" / "t.csv", index=False)
+    with pytest.warns(NoPublishedVerdictsWarning) as said:
+        assert len(load_trials(runs_dir=runs)) == 40
+    (message,) = [str(w.message) for w in said]
+    assert "no published per-trial verdicts" in message
+    assert f"put the release's scenarios-detail.json at {paths.release_dir()}" in message
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        load_trials(runs_dir=runs)  # said once
+    results = runs / paths.results_dir().name
+    write_scenarios_detail(trials_frame(), scenarios_frame(), results / "scenarios-detail.json")
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        load_trials(runs_dir=runs / ".." / "runs")  # present: nothing to say

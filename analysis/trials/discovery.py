@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import warnings
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
@@ -121,6 +122,35 @@ def _classify(path: Path) -> dict[str, Any]:
     raise VerdictError(f"{path}: not a verdict file, run root or tidy table")
 
 
+class NoPublishedVerdictsWarning(UserWarning):
+    """The runs folder holds no published per-trial verdicts (``scenarios-detail.json``)."""
+
+
+_SAID: set[str] = set()
+
+
+def missing_verdicts_notice(base: Path) -> str:
+    """One line: the runs folder ``base`` lacks the release's per-trial verdicts, and where
+    ``scenarios-detail.json`` goes."""
+    version = base.name if base.name != "runs" else project_paths.release()
+    results = base / project_paths.release() if base.name == "runs" else base
+    release = project_paths.release_dir() / "results" / version / DETAIL_FILENAME
+    return (
+        f"no published per-trial verdicts: {results / DETAIL_FILENAME} is absent (the public "
+        f"release leaves it out), so only the reference policies and local runs are loaded; "
+        f"to add them, put the release's {DETAIL_FILENAME} at {release} and run `make data`, "
+        f"or pass its path: load_trials([...path...])"
+    )
+
+
+def _say_once_if_unpublished(entries: list[dict[str, Any]], base: Path) -> None:
+    """Warn, once per runs folder and process, that no published verdicts were found."""
+    if any(entry["kind"] == "detail" for entry in entries) or str(base) in _SAID:
+        return
+    _SAID.add(str(base))
+    warnings.warn(missing_verdicts_notice(base), NoPublishedVerdictsWarning, stacklevel=3)
+
+
 VerdictPaths = str | os.PathLike[str] | Sequence[str | os.PathLike[str]] | None
 
 
@@ -144,10 +174,15 @@ def load_trials(
     ``paths.runs_dir()``, resolved at the call);
     otherwise the given verdict files (``*.json``), run roots (folders), tidy tables and
     Inspect logs (``*.eval``, timestamped ``*.json``).
-    ``scenarios``, when given, must contain every scenario id.
+    ``scenarios``, when given, must contain every scenario id. Discovering a runs folder
+    without the published per-trial verdicts warns once (``NoPublishedVerdictsWarning``),
+    naming where ``scenarios-detail.json`` goes.
     """
     given = verdict_path_list(paths)
     entries = discover_runs(runs_dir) if given is None else [_classify(Path(p)) for p in given]
+    if given is None:
+        base = Path(runs_dir) if runs_dir is not None else project_paths.runs_dir()
+        _say_once_if_unpublished(entries, base)
     frames = [_load_entry(entry, scenarios) for entry in entries]
     return combine_trials(_once_each(entries, frames))
 
