@@ -45,9 +45,9 @@ _HOMES: dict[str, str] = {
     "sensitivity_table": "analysis.sensitivity",
     # slicing: one joined table, rates by any column, two conditions paired by scenario
     "with_metadata": "analysis.joined",
-    "rates": "analysis.rates",
-    "flips": "analysis.flips",
-    "flip_test": "analysis.flips",
+    "rates": "analysis.rate_table",
+    "flips": "analysis.pairing",
+    "flip_test": "analysis.pairing",
     "plot_rates": "analysis.interval_figure",
     # intervals
     "wilson_interval": "analysis.stats",

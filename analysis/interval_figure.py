@@ -1,6 +1,6 @@
 """Draw precomputed rates with their intervals: :func:`plot_rates`.
 
-Seaborn draws intervals it computes itself; the package's intervals (``analysis.rates``,
+Seaborn draws intervals it computes itself; the package's intervals (``analysis.rate_table``,
 ``analysis.inference``) are computed already, so this draws them: one row per category,
 the estimate as a point (or a bar) and its interval as a line, in percent, in the house
 style, optionally one colour per ``hue`` value and one panel per ``col`` value.
@@ -8,13 +8,29 @@ style, optionally one colour per ``hue`` value and one panel per ``col`` value.
 
 from __future__ import annotations
 
+import io
+
 import matplotlib.pyplot as plt
 import numpy as np
 import pandas as pd
+from matplotlib.backends.backend_agg import FigureCanvasAgg
+from matplotlib.figure import Figure
 
-from analysis.figures import FIGURE_ROWS, percent_axis, use_style
+from analysis import paths
+from analysis.figures import FIGURE_ROWS, percent_axis
 
 _NEEDS = ("estimate", "ci_low", "ci_high")
+
+
+class RatesFigure(Figure):
+    """A figure that a notebook shows as a cell's last value, whatever pyplot's state."""
+
+    def _repr_png_(self) -> bytes:
+        buffer = io.BytesIO()
+        self.savefig(buffer, format="png", dpi=self.dpi)
+        return buffer.getvalue()
+
+
 _KINDS = ("point", "bar")
 
 
@@ -38,14 +54,16 @@ def plot_rates(
     col: str | None = None,
     kind: str = "point",
     title: str | None = None,
-) -> plt.Figure:
+) -> Figure:
     """A figure of ``frame`` (rows with ``estimate, ci_low, ci_high`` as fractions, such as
-    :func:`analysis.rates.rates` returns): one row per ``y`` value, one colour per ``hue``
+    :func:`analysis.rate_table.rates` returns): one row per ``y`` value, one colour per ``hue``
     value (dodged), one panel per ``col`` value (default ``metric`` when the frame holds
     several metrics and ``hue`` is not ``metric``). ``kind`` is ``point`` or ``bar``. An
     estimate without an interval (NaN bounds) is drawn alone; a row with no estimate is left
     blank. At most ``FIGURE_ROWS`` ``y`` values are drawn (more is a ``ValueError``: filter
-    first)."""
+    first). The house style applies to this figure alone: the caller's settings and
+    backend are left as they were. The figure is not pyplot's: a notebook shows it as a
+    cell's last value (``display(fig)`` elsewhere); ``fig.savefig`` writes it."""
     missing = [c for c in (*_NEEDS, y, hue, col) if c is not None and c not in frame.columns]
     if missing:
         raise ValueError(f"plot_rates: column(s) {missing} not in the frame")
@@ -59,11 +77,26 @@ def plot_rates(
         raise ValueError(f"plot_rates: {len(rows)} {y} values; draw at most {FIGURE_ROWS}")
     panels = _values(frame, col) if col else [None]
     hues = _values(frame, hue) if hue else [None]
-    use_style()
+    # "default" resets every setting but the backend (matplotlib's style blacklist)
+    with plt.style.context(["default", str(paths.FIGURE_STYLE)]):
+        return _draw(frame, y, hue, col, kind, title, rows, panels, hues)
+
+
+def _draw(
+    frame: pd.DataFrame,
+    y: str,
+    hue: str | None,
+    col: str | None,
+    kind: str,
+    title: str | None,
+    rows: list,
+    panels: list,
+    hues: list,
+) -> Figure:
     height = 1.0 + 0.28 * len(rows) * max(1, len(hues) / 2)
-    fig, axes = plt.subplots(
-        1, len(panels), figsize=(3.2 * len(panels) + 1.6, height), sharey=True, squeeze=False
-    )
+    fig = RatesFigure(figsize=(3.2 * len(panels) + 1.6, height))
+    FigureCanvasAgg(fig)  # a figure of its own: shown when returned, never kept by pyplot
+    axes = fig.subplots(1, len(panels), sharey=True, squeeze=False)
     colours = plt.rcParams["axes.prop_cycle"].by_key()
     width = 0.8 / len(hues)
     for ax, panel in zip(axes[0], panels, strict=True):

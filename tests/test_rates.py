@@ -1,4 +1,4 @@
-"""analysis.rates: every metric by any column, Wilson or scenario-cluster intervals, refusals."""
+"""analysis.rate_table.rates: every metric by any column, Wilson or cluster intervals."""
 
 from __future__ import annotations
 
@@ -18,7 +18,7 @@ from factories import (
 from statsmodels.stats.proportion import proportion_confint
 
 from analysis.inference.simulate import simulate_release
-from analysis.rates import RATE_COLUMNS, rates
+from analysis.rate_table import RATE_COLUMNS, rates
 from analysis.scoring import condition_scores, score_cells
 
 #: Each metric's (numerator, denominator) in the condition counts, worked out independently.

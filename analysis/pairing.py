@@ -116,7 +116,7 @@ def flips(
     >>> table[["first", "second"]].iloc[0].tolist()
     ['sim-01 (off)', 'sim-01 (high)']
     """
-    from analysis.rates import as_cells
+    from analysis.rate_table import as_cells
 
     cells = as_cells(data, scenarios)
     if model is not None:
