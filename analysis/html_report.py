@@ -38,7 +38,7 @@ h3 { margin-top: 1.6rem; }
 table { border-collapse: collapse; font-size: .85rem; margin: .6rem 0; display: block;
         max-width: 100%; overflow-x: auto; }
 th, td { padding: .2rem .6rem; border-bottom: 1px solid #e3e3e3; text-align: left;
-         overflow-wrap: anywhere; }
+         overflow-wrap: normal; word-break: normal; hyphens: none; }
 th { border-bottom: 2px solid #999; }
 img { max-width: 100%; height: auto; display: block; margin: .6rem 0; }
 pre { background: #f6f6f6; padding: .5rem .8rem; overflow-x: auto; font-size: .8rem; }
