@@ -460,3 +460,31 @@ def test_a_runs_folder_without_published_verdicts_says_so_once_with_the_remedy(
     with warnings.catch_warnings():
         warnings.simplefilter("error")
         load_trials(runs_dir=runs / ".." / "runs")  # present: nothing to say
+
+
+def test_folders_load_as_a_user_points_at_them(tmp_path: Path) -> None:
+    """The reference-policies folder, a folder of tables, a run root beside its own export."""
+    from analysis.runner.tidy import export_tidy
+
+    reference = load_trials([paths.reference_runs_dir()])
+    assert set(reference["source"].astype(str)) == {"reference-policy"}
+    config = {"model": "vendor/model-x", "label": "mine", "reasoning_effort": "high"}
+    root = _raw_root(tmp_path / "runs" / "root", config, [A, A, B, A, N])
+    export_tidy([root], tmp_path / "runs" / "root.csv")
+    for given in ([tmp_path / "runs"], [root, tmp_path / "runs" / "root.csv"]):
+        trials = load_trials(given)
+        assert trials.groupby("condition", observed=True).size().to_dict() == {"mine (high)": 5}
+
+
+def test_a_folder_of_nothing_readable_names_the_three_layouts(tmp_path: Path) -> None:
+    (tmp_path / "notes.txt").write_text("hello")
+    with pytest.raises(VerdictError) as error:
+        load_trials([tmp_path])
+    message = str(error.value)
+    assert message.startswith(f"{tmp_path}: holds no run root (RUN_PLAN.json)")
+    assert "no Inspect log" in message and "no tidy table (*.parquet, *.csv" in message
+    results = tmp_path / "results"
+    results.mkdir()
+    (results / paths.RELEASE_MANIFEST).write_text("{}")
+    with pytest.raises(VerdictError, match=r"results folder without scenarios-detail\.json"):
+        load_trials([results])

@@ -106,19 +106,35 @@ def _load_entry(entry: dict[str, Any], scenarios: pd.DataFrame | None) -> pd.Dat
     return load_tidy(members[0], source=source, scenarios=scenarios)
 
 
-def _classify(path: Path) -> dict[str, Any]:
+def _classify(path: Path) -> list[dict[str, Any]]:
+    """What ``load_trials`` reads for one path given: a run root; any other folder, as
+    :func:`discover_runs` finds in it (run roots, Inspect logs, tidy tables, such as the
+    reference-policies folder or a folder of logs); a file by its kind."""
     if path.is_dir():
         if (path / RUN_PLAN_FILENAME).is_file():
-            return {"kind": "run_root", "paths": [path], "source": "run"}
-        raise VerdictError(f"{path}: a folder without {RUN_PLAN_FILENAME} is not a run root")
+            return [{"kind": "run_root", "paths": [path], "source": "run"}]
+        if (path / DETAIL_FILENAME).is_file():  # a release's results folder
+            return [{"kind": "detail", "paths": [path / DETAIL_FILENAME], "source": "published"}]
+        if (path / project_paths.RELEASE_MANIFEST).is_file():
+            raise VerdictError(
+                f"{path}: a release's results folder without {DETAIL_FILENAME} (the public "
+                "release leaves the per-trial verdicts out)"
+            )
+        found = discover_runs(path)
+        if not found:
+            raise VerdictError(
+                f"{path}: holds no run root ({RUN_PLAN_FILENAME}), no Inspect log (*.eval, "
+                f"*.json) and no tidy table ({', '.join('*' + s for s in TIDY_SUFFIXES)})"
+            )
+        return found
     from analysis.trials.inspect_log import is_inspect_log
 
     if is_inspect_log(path):
-        return {"kind": "inspect", "paths": [path], "source": "run"}
+        return [{"kind": "inspect", "paths": [path], "source": "run"}]
     if path.suffix.lower() == ".json":
-        return {"kind": "detail", "paths": [path], "source": "published"}
+        return [{"kind": "detail", "paths": [path], "source": "published"}]
     if path.suffix.lower() in (*TIDY_SUFFIXES, ".ndjson"):
-        return {"kind": "tidy", "paths": [path], "source": None}
+        return [{"kind": "tidy", "paths": [path], "source": None}]
     raise VerdictError(f"{path}: not a verdict file, run root or tidy table")
 
 
@@ -172,14 +188,19 @@ def load_trials(
 
     With ``paths`` None, everything ``discover_runs(runs_dir)`` finds (by default under
     ``paths.runs_dir()``, resolved at the call);
-    otherwise the given verdict files (``*.json``), run roots (folders), tidy tables and
-    Inspect logs (``*.eval``, timestamped ``*.json``).
+    otherwise the given verdict files (``*.json``), run roots, tidy tables, Inspect logs
+    (``*.eval``, timestamped ``*.json``) and folders holding any of them (the
+    reference-policies folder, a folder of logs; read as ``discover_runs`` reads one). A run
+    given twice (its raw root and its tidy export) is read once.
     ``scenarios``, when given, must contain every scenario id. Discovering a runs folder
     without the published per-trial verdicts warns once (``NoPublishedVerdictsWarning``),
     naming where ``scenarios-detail.json`` goes.
     """
     given = verdict_path_list(paths)
-    entries = discover_runs(runs_dir) if given is None else [_classify(Path(p)) for p in given]
+    if given is None:
+        entries = discover_runs(runs_dir)
+    else:
+        entries = [entry for p in given for entry in _classify(Path(p))]
     if given is None:
         base = Path(runs_dir) if runs_dir is not None else project_paths.runs_dir()
         _say_once_if_unpublished(entries, base)
