@@ -11,7 +11,6 @@ previous files untouched.
 
 from __future__ import annotations
 
-import argparse
 import json
 import os
 import shutil
@@ -24,6 +23,7 @@ import numpy as np
 import pandas as pd
 
 from analysis import paths as project_paths
+from analysis.help_text import parser as help_parser
 from analysis.scoring import condition_scores, record_correct, score_cells
 from analysis.trials import VerdictError, load_trials
 from analysis.vocabulary import verdict_file_labels
@@ -91,7 +91,7 @@ def export(
 
 def main(argv: list[str] | None = None) -> int:
     """Command line entry: ``python -m analysis.export [OUT_DIR]``."""
-    parser = argparse.ArgumentParser(prog="python -m analysis.export", description=__doc__)
+    parser = help_parser("python -m analysis.export", __doc__)
     parser.add_argument("out_dir", nargs="?", help="output folder (default: data/processed)")
     written = export(parser.parse_args(sys.argv[1:] if argv is None else argv).out_dir)
     for path in written:
