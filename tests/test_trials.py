@@ -451,7 +451,9 @@ def test_a_runs_folder_without_published_verdicts_says_so_once_with_the_remedy(
         assert len(load_trials(runs_dir=runs)) == 40
     (message,) = [str(w.message) for w in said]
     assert "no published per-trial verdicts" in message
-    assert f"put the release's scenarios-detail.json at {paths.release_dir()}" in message
+    assert f"{runs / paths.release() / 'scenarios-detail.json'} is absent" in message
+    release = paths.release_dir() / "results" / paths.release() / "scenarios-detail.json"
+    assert f"put the release's scenarios-detail.json at {release} and run `make data`" in message
     with warnings.catch_warnings():
         warnings.simplefilter("error")
         load_trials(runs_dir=runs)  # said once

@@ -148,9 +148,8 @@ _SAID: set[str] = set()
 def missing_verdicts_notice(base: Path) -> str:
     """One line: the runs folder ``base`` lacks the release's per-trial verdicts, and where
     ``scenarios-detail.json`` goes."""
-    version = base.name if base.name != "runs" else project_paths.release()
-    results = base / project_paths.release() if base.name == "runs" else base
-    release = project_paths.release_dir() / "results" / version / DETAIL_FILENAME
+    results = base / project_paths.release()  # where discover_runs looks for it
+    release = project_paths.release_dir() / "results" / project_paths.release() / DETAIL_FILENAME
     return (
         f"no published per-trial verdicts: {results / DETAIL_FILENAME} is absent (the public "
         f"release leaves it out), so only the reference policies and local runs are loaded; "
