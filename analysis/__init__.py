@@ -49,6 +49,7 @@ _HOMES: dict[str, str] = {
     "flips": "analysis.pairing",
     "flip_test": "analysis.pairing",
     "plot_rates": "analysis.interval_figure",
+    "browse": "analysis.interactive_table",
     # intervals
     "wilson_interval": "analysis.stats",
     # a notebook section: its inputs, output writer and recorded numbers in one call

@@ -50,6 +50,8 @@ def test_the_tour_runs_on_the_release(tmp_path, scenarios):
     shown = "\n".join(str(o.get("data", {}).get("text/plain", "")) for o in outputs)
     assert "over_refusal" in shown and "under_refusal" in shown  # the one rates call
     assert "exact McNemar" in shown  # the paired test of one pair
+    html = "\n".join(str(o.get("data", {}).get("text/html", "")) for o in outputs)
+    assert 'id="itables_' in html  # a long frame to sort and filter
     assert sum("image/png" in o.get("data", {}) for o in outputs) == 2
     warned = [o.text for o in outputs if o.output_type == "stream" and o.name == "stderr"]
     assert len(warned) <= 1 and all("scenarios-detail.json" in w for w in warned)
