@@ -71,10 +71,13 @@ strip: $(ENV_STAMP)
 	$(PY) -m analysis.notebooks notebooks/*.ipynb
 
 # Headless JupyterLab on port $(LAB_PORT) (STEERBENCH_LAB_PORT or LAB_PORT=...); open the
-# URL it prints. As root (the usual case in containers) it adds --allow-root.
+# URL it prints. As root (the usual case in containers) it adds --allow-root. The Lab's root
+# is the project: explore/ (your notebooks, never built, tested or linted), notebooks/ (the
+# paper's sections) and paper/notebooks/ (the last build's executed notebooks); it opens on
+# explore/start-here.ipynb.
 lab: data
 	$(VENV)/bin/jupyter lab --no-browser --ip=127.0.0.1 --port=$(LAB_PORT) $(LAB_ROOT) \
-		--notebook-dir=notebooks
+		--ServerApp.root_dir=. --ServerApp.default_url=/lab/tree/explore/start-here.ipynb
 
 # Tidy trials, cells, conditions and scenarios as Parquet and CSV under data/processed/.
 export: data

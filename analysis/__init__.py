@@ -4,12 +4,14 @@ tidy tables, and the paper's tables computed from them.
 The public API, re-exported here from the modules that hold it; every location defaults to
 the project's ``data/`` folder, worked out when a function is called::
 
-    from analysis import load_scenarios, load_trials, score_cells, condition_scores
+    from analysis import condition_scores, flips, load_scenarios, load_trials, rates, score_cells
 
     scenarios = load_scenarios()                       # one row per scenario
     trials = load_trials(scenarios=scenarios)          # one row per (scenario, condition, trial)
     cells = score_cells(trials, scenarios)             # one row per (scenario, condition)
     conditions = condition_scores(cells)               # one row per condition
+    rates(cells, by="domain", metric=["over_refusal", "under_refusal"])   # tidy rates
+    flips(cells, model="gpt-5.4-mini")                 # floor against high, per scenario
 
 Names are imported on first use, so ``import analysis`` stays cheap (the no-op check of
 ``make paper`` imports no pandas).
@@ -41,6 +43,13 @@ _HOMES: dict[str, str] = {
     "hardest_scenarios": "analysis.breakdowns",
     "severity_by_tier": "analysis.breakdowns",
     "sensitivity_table": "analysis.sensitivity",
+    # slicing: one joined table, rates by any column, two conditions paired by scenario
+    "with_metadata": "analysis.joined",
+    "rates": "analysis.rate_table",
+    "flips": "analysis.pairing",
+    "flip_test": "analysis.pairing",
+    "plot_rates": "analysis.interval_figure",
+    "browse": "analysis.interactive_table",
     # intervals
     "wilson_interval": "analysis.stats",
     # a notebook section: its inputs, output writer and recorded numbers in one call

@@ -22,7 +22,6 @@ outputs, and ``numbers/`` keeps each one's numbers.
 
 from __future__ import annotations
 
-import argparse
 import contextlib
 import gc
 import json
@@ -39,6 +38,7 @@ from pathlib import Path
 from queue import Empty, Queue
 
 from analysis import paths
+from analysis.help_text import parser as help_parser
 from analysis.identity import (
     PAPER_STAMP,
     ReleaseError,
@@ -698,11 +698,16 @@ def write_reports(staging: str, data: str, notebooks: list[str]) -> None:
 
 def main(argv: list[str] | None = None) -> int:
     """Command line: ``python -m analysis.build [--paper-dir DIR] [notebook ...]``."""
-    parser = argparse.ArgumentParser(prog="python -m analysis.build", description=__doc__)
+    parser = help_parser("python -m analysis.build", __doc__)
     parser.add_argument(
         "notebooks", nargs="*", type=Path, help="notebooks to run (default: notebooks/*.ipynb)"
     )
-    parser.add_argument("--paper-dir", type=Path, default=paths.PAPER_DIR)
+    parser.add_argument(
+        "--paper-dir",
+        type=Path,
+        default=paths.PAPER_DIR,
+        help="where the paper is built (default: paper/)",
+    )
     parser.add_argument(
         "--workers", type=int, default=2, help="kernels at once (default 2; at least 1)"
     )

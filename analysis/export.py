@@ -3,7 +3,11 @@
 ``python -m analysis.export [OUT_DIR]`` writes ``<name>.parquet`` and ``<name>.csv`` for each
 table under ``paths.processed_dir()`` (or ``OUT_DIR``). Files are written to a temporary
 folder beside the destination first and then moved into place, so a failed export leaves the
-previous files untouched.
+previous files untouched. Parquet keeps every dtype (categories, nullable integers); in the
+CSV a list (a scenario's tags, flags, secondary patterns) is JSON text, ``["a", "b"]``. The
+conditions table holds the published conditions (the leaderboard's counts, source
+``published``; ``n_provider_filtered`` empty, as the leaderboard does not say) unless the
+per-trial verdicts give them, beside every condition scored from trials.
 
 ``write_scenarios_detail`` writes a trials table in the release's per-scenario verdict format
 (``scenarios-detail.json``), which ``analysis.trials.load_scenarios_detail`` reads.
@@ -11,7 +15,6 @@ previous files untouched.
 
 from __future__ import annotations
 
-import argparse
 import json
 import os
 import shutil
@@ -24,32 +27,90 @@ import numpy as np
 import pandas as pd
 
 from analysis import paths as project_paths
-from analysis.scoring import condition_scores, record_correct, score_cells
+from analysis.help_text import parser as help_parser
+from analysis.scoring import CONDITION_COLUMNS, condition_scores, record_correct, score_cells
 from analysis.trials import VerdictError, load_trials
-from analysis.vocabulary import verdict_file_labels
+from analysis.vocabulary import SOURCE_DTYPE, verdict_file_labels
 
 TABLES: tuple[str, ...] = ("trials", "cells", "conditions", "scenarios")
 FORMATS: tuple[str, ...] = ("parquet", "csv")
 
 
+def published_conditions(scenarios: pd.DataFrame) -> pd.DataFrame:
+    """The release's published conditions (``load_conditions``, the leaderboard's counts
+    after its cross-check), as rows of :data:`CONDITION_COLUMNS`."""
+    from analysis.leaderboard import load_conditions
+
+    published = load_conditions(scenarios)
+    return published.reindex(columns=list(CONDITION_COLUMNS))
+
+
+def all_conditions(cells: pd.DataFrame, published: pd.DataFrame) -> pd.DataFrame:
+    """Every condition scored from ``cells``, and the ``published`` conditions the cells do
+    not hold (source ``published``), as one table of :data:`CONDITION_COLUMNS`."""
+    scored = condition_scores(cells)
+    have = set(scored["source"].astype(str))
+    extra = published.loc[~published["source"].astype(str).isin(have)]
+    if extra.empty:
+        return scored
+    combined = pd.concat(
+        [
+            scored.astype({c: object for c in ("condition", "model", "reasoning", "source")}),
+            extra.astype({c: object for c in ("condition", "model", "reasoning", "source")}),
+        ],
+        ignore_index=True,
+    )
+    counts = [c for c in CONDITION_COLUMNS if c.startswith(("n_", "weight_"))]
+    combined[counts] = combined[counts].astype("Int64")
+    for column in ("condition", "model", "reasoning"):
+        combined[column] = combined[column].astype(str).astype("category")
+    combined["source"] = pd.Categorical(combined["source"].astype(str), dtype=SOURCE_DTYPE)
+    return combined[list(CONDITION_COLUMNS)]
+
+
 def build_tables(
-    trials: pd.DataFrame | None = None, scenarios: pd.DataFrame | None = None
+    trials: pd.DataFrame | None = None,
+    scenarios: pd.DataFrame | None = None,
+    published: pd.DataFrame | None = None,
 ) -> dict[str, pd.DataFrame]:
-    """The exported tables; ``trials`` / ``scenarios`` default to ``load_trials()`` and
-    ``analysis.scenarios.load_scenarios()``."""
+    """The exported tables; ``trials`` / ``scenarios`` / ``published`` default to
+    ``load_trials()``, ``analysis.scenarios.load_scenarios()`` and
+    :func:`published_conditions`."""
     if scenarios is None:
         from analysis.scenarios import load_scenarios
 
         scenarios = load_scenarios()
     if trials is None:
         trials = load_trials(scenarios=scenarios)
+    if published is None:
+        published = published_conditions(scenarios)
     cells = score_cells(trials, scenarios)
     return {
         "trials": trials,
         "cells": cells,
-        "conditions": condition_scores(cells),
+        "conditions": all_conditions(cells, published),
         "scenarios": scenarios,
     }
+
+
+def as_csv_text(table: pd.DataFrame) -> pd.DataFrame:
+    """``table`` with each list, tuple or array value written as JSON text (``["a", "b"]``),
+    so that the CSV reads back with ``json.loads`` rather than as Python's repr."""
+    out = table.copy()
+    for column in out.columns:
+        if out[column].dtype != object:
+            continue
+        values = out[column]
+        listed = values.map(lambda v: isinstance(v, (list, tuple, np.ndarray)))
+        if listed.any():
+            out[column] = values.map(
+                lambda v: (
+                    json.dumps(list(v), ensure_ascii=False)
+                    if isinstance(v, (list, tuple, np.ndarray))
+                    else v
+                )
+            )
+    return out
 
 
 def write_tables(
@@ -66,7 +127,7 @@ def write_tables(
             parquet = staging / f"{name}.parquet"
             csv = staging / f"{name}.csv"
             table.to_parquet(parquet, index=False)
-            table.to_csv(csv, index=False)
+            as_csv_text(table).to_csv(csv, index=False)
             staged += [parquet, csv]
         out.mkdir(parents=True, exist_ok=True)
         written = []
@@ -91,7 +152,7 @@ def export(
 
 def main(argv: list[str] | None = None) -> int:
     """Command line entry: ``python -m analysis.export [OUT_DIR]``."""
-    parser = argparse.ArgumentParser(prog="python -m analysis.export", description=__doc__)
+    parser = help_parser("python -m analysis.export", __doc__)
     parser.add_argument("out_dir", nargs="?", help="output folder (default: data/processed)")
     written = export(parser.parse_args(sys.argv[1:] if argv is None else argv).out_dir)
     for path in written:

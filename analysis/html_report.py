@@ -38,8 +38,9 @@ h3 { margin-top: 1.6rem; }
 table { border-collapse: collapse; font-size: .85rem; margin: .6rem 0; display: block;
         max-width: 100%; overflow-x: auto; }
 th, td { padding: .2rem .6rem; border-bottom: 1px solid #e3e3e3; text-align: left;
-         overflow-wrap: anywhere; }
+         overflow-wrap: normal; word-break: normal; hyphens: none; }
 th { border-bottom: 2px solid #999; }
+.nw { white-space: nowrap; }
 img { max-width: 100%; height: auto; display: block; margin: .6rem 0; }
 pre { background: #f6f6f6; padding: .5rem .8rem; overflow-x: auto; font-size: .8rem; }
 pre.stream { background: none; padding: 0 .2rem; }
@@ -59,6 +60,28 @@ document.getElementById('toggle-code').addEventListener('click', function () {
   this.textContent = open ? 'Hide code' : 'Show code';
 });
 """
+
+
+#: A table cell's text (no markup inside) and, in it, a word holding a hyphen.
+_CELL = re.compile(r"(<t[dh]\b[^>]*>)([^<]*)(</t[dh]>)")
+_HYPHENATED = re.compile(r"[^\s<>]*-[^\s<>]*")
+
+
+def whole_words(table_html: str) -> str:
+    """``table_html`` with each hyphenated word of a table cell kept on one line (a
+    browser breaks after a hyphen: "claude-" / "opus-4.8"); cells still wrap between words.
+
+    Examples
+    --------
+    >>> whole_words("<td>claude-opus-4.8 (off)</td>")
+    '<td><span class="nw">claude-opus-4.8</span> (off)</td>'
+    """
+
+    def cell(match: re.Match) -> str:
+        text = _HYPHENATED.sub(lambda w: f'<span class="nw">{w.group(0)}</span>', match[2])
+        return f"{match[1]}{text}{match[3]}"
+
+    return _CELL.sub(cell, table_html)
 
 
 def _slug(text: str) -> str:
@@ -81,7 +104,7 @@ def _output_html(output: Mapping) -> str:
     if "image/svg+xml" in data:
         return "".join(data["image/svg+xml"])
     if "text/html" in data:
-        return "".join(data["text/html"])
+        return whole_words("".join(data["text/html"]))
     if "text/markdown" in data:
         return mistune.html("".join(data["text/markdown"]))
     if "text/plain" in data:
@@ -167,8 +190,10 @@ def claims_html(claims: pd.DataFrame) -> str:
         '<section id="claims"><h2 id="claims-ledger">Claims ledger</h2>'
         "<p>Every number the paper states, beside the value this build recomputes: "
         f"{html.escape(summary)}.</p>"
-        f"<table><thead><tr>{head}</tr></thead><tbody>{''.join(rows)}</tbody></table>"
-        "</section>"
+        + whole_words(
+            f"<table><thead><tr>{head}</tr></thead><tbody>{''.join(rows)}</tbody></table>"
+        )
+        + "</section>"
     )
 
 

@@ -17,7 +17,6 @@ imports only the standard library, so the no-op check stays well under a second.
 
 from __future__ import annotations
 
-import argparse
 import hashlib
 import os
 import sys
@@ -27,6 +26,7 @@ from pathlib import Path
 
 from analysis import paths
 from analysis.files import InputFileError, read_json
+from analysis.help_text import parser as help_parser
 from analysis.lock import LockedError, ProjectLock
 
 PAPER_STAMP = ".built"
@@ -241,10 +241,19 @@ def ensure_imported(release: Path | None = None, data: Path | None = None) -> st
 
 def main(argv: list[str] | None = None) -> int:
     """Command line: ``python -m analysis.identity data|paper [--paper-dir DIR]``."""
-    parser = argparse.ArgumentParser(prog="python -m analysis.identity", description=__doc__)
-    parser.add_argument("command", choices=["data", "paper"])
+    parser = help_parser("python -m analysis.identity", __doc__)
+    parser.add_argument(
+        "command",
+        choices=["data", "paper"],
+        help="data: import the release if needed; paper: import, then build if needed",
+    )
     parser.add_argument("--release-dir", help="release folder (default: $RELEASE_DIR)")
-    parser.add_argument("--paper-dir", type=Path, default=paths.PAPER_DIR)
+    parser.add_argument(
+        "--paper-dir",
+        type=Path,
+        default=paths.PAPER_DIR,
+        help="where the paper is built (default: paper/)",
+    )
     parser.add_argument("--force", action="store_true", help="build even when up to date")
     parser.add_argument(
         "--workers", type=int, help="kernels the build runs at once (default: the build's own)"

@@ -56,7 +56,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         prog="python -m analysis.notebooks",
         description="Strip notebooks of outputs, execution counts and run metadata.",
     )
-    parser.add_argument("notebooks", nargs="+", type=Path)
+    parser.add_argument("notebooks", nargs="+", type=Path, help="notebooks to strip (.ipynb)")
     parser.add_argument(
         "--check", action="store_true", help="change nothing; list notebooks not stripped"
     )

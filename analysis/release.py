@@ -25,7 +25,6 @@ from its inputs and replaced if it differs (:mod:`analysis.runner.reference`).
 
 from __future__ import annotations
 
-import argparse
 import json
 import os
 import shutil
@@ -36,6 +35,7 @@ from pathlib import Path
 
 from analysis import paths
 from analysis.files import read_json, read_text
+from analysis.help_text import parser as help_parser
 from analysis.identity import (
     ReleaseError,
     ReleaseLayout,
@@ -365,8 +365,12 @@ def _refusal(problems: list[str], copy_root: Path, root: Path) -> ReleaseError:
 
 def main(argv: list[str] | None = None) -> int:
     """Command line: ``python -m analysis.release import|verify [--release-dir DIR]``."""
-    parser = argparse.ArgumentParser(prog="python -m analysis.release", description=__doc__)
-    parser.add_argument("command", choices=["import", "verify"])
+    parser = help_parser("python -m analysis.release", __doc__)
+    parser.add_argument(
+        "command",
+        choices=["import", "verify"],
+        help="import: verify a copy and swap it into data/; verify: check the release only",
+    )
     parser.add_argument("--release-dir", help="release folder (default: $RELEASE_DIR)")
     args = parser.parse_args(argv)
     from analysis.identity import lock_for

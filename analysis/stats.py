@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import warnings
+
 import numpy as np
 import pandas as pd
 from statsmodels.stats.proportion import confint_proportions_2indep, proportion_confint
@@ -11,10 +13,13 @@ def wilson_interval(k: int | np.ndarray, n: int | np.ndarray) -> tuple:
     """Wilson score 95% interval for k successes out of n, as fractions (lower, upper).
 
     Each bound is clipped to the estimate k / n, so the distance from the estimate to either
-    bound is never negative (at 7/7 the upper bound computes as 0.9999999999999999)."""
-    low, high = proportion_confint(k, n, alpha=0.05, method="wilson")
-    estimate = np.divide(k, n)
-    return np.minimum(low, estimate), np.maximum(high, estimate)
+    bound is never negative (at 7/7 the upper bound computes as 0.9999999999999999). Where
+    n is 0 both bounds are NaN, without a warning."""
+    with np.errstate(divide="ignore", invalid="ignore"), warnings.catch_warnings():
+        warnings.simplefilter("ignore", RuntimeWarning)  # statsmodels' own 0/0 at n = 0
+        low, high = proportion_confint(k, n, alpha=0.05, method="wilson")
+        estimate = np.divide(k, n)
+        return np.minimum(low, estimate), np.maximum(high, estimate)
 
 
 def difference_interval(k1: int, n1: int, k0: int, n0: int) -> tuple[float, float]:

@@ -13,6 +13,7 @@ Two checks, both stopping the build on any difference:
 
 from __future__ import annotations
 
+import warnings
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
@@ -26,6 +27,7 @@ from analysis.formatting import count_text, percent_text, weighted_miss_text
 from analysis.leaderboard import CrossCheckError, expected_strings, interval_text
 from analysis.scoring import condition_scores, record_correct, score_cells
 from analysis.trials import discover_runs, load_trials, split_condition_label
+from analysis.trials.discovery import NoPublishedVerdictsWarning
 from analysis.vocabulary import condition_label, verdict_file_labels
 
 PUBLISHED = "published"
@@ -260,7 +262,9 @@ def load_checked_cells(
     ``conditions``, when the caller has loaded them already, are the published conditions
     the counts are checked against (else ``load_conditions(scenarios, results_dir)``)."""
     with json_read_once():  # a verdict file is parsed once, for its trials and its records
-        trials = load_trials(verdict_paths, runs_dir=runs_dir, scenarios=scenarios)
+        with warnings.catch_warnings():  # source_summary says so, beside the pools
+            warnings.simplefilter("ignore", NoPublishedVerdictsWarning)
+            trials = load_trials(verdict_paths, runs_dir=runs_dir, scenarios=scenarios)
         cells = score_cells(trials, scenarios)
         if (cells["source"].astype(str) == PUBLISHED).any():
             from analysis.leaderboard import load_conditions

@@ -20,7 +20,6 @@ run in this project's virtual environment: compare revisions with the same
 
 from __future__ import annotations
 
-import argparse
 import os
 import shutil
 import statistics
@@ -32,6 +31,7 @@ from pathlib import Path
 from bench_paper import large_release, timed
 
 from analysis import paths
+from analysis.help_text import parser as help_parser
 
 
 def clean_build(root: Path, paper: Path, env: dict) -> tuple[float, float]:
@@ -103,7 +103,7 @@ def main(
 
 
 if __name__ == "__main__":
-    parser = argparse.ArgumentParser(prog="python benchmarks/bench_compare.py", description=__doc__)
+    parser = help_parser("python benchmarks/bench_compare.py", __doc__)
     parser.add_argument("revision", help="the revision to compare with (a commit, tag, branch)")
     parser.add_argument("--rounds", type=int, default=6, help="rounds, one build of each")
     parser.add_argument("--conditions", type=int, help="build a generated release this large")

@@ -197,7 +197,9 @@ def release_sized_timing() -> tuple[float, float]:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--reps", type=int, default=500)
+    parser.add_argument(
+        "--reps", type=int, default=500, help="simulated releases per setting (default 500)"
+    )
     args = parser.parse_args()
     wall, cpu = release_sized_timing()
     print(

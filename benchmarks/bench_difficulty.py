@@ -19,7 +19,6 @@ two optimisers' log odds ratios and interval bounds where both converged.
 
 from __future__ import annotations
 
-import argparse
 import os
 import sys
 import tempfile
@@ -31,6 +30,7 @@ os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")  # before numpy loads: one th
 import numpy as np
 import pandas as pd
 
+from analysis.help_text import parser as help_parser
 from analysis.inference import difficulty
 from analysis.inference.simulate import simulated_cells
 
@@ -109,12 +109,14 @@ def _ints(text: str) -> list[int]:
 
 
 if __name__ == "__main__":
-    parser = argparse.ArgumentParser(
-        prog="python benchmarks/bench_difficulty.py", description=__doc__
+    parser = help_parser("python benchmarks/bench_difficulty.py", __doc__)
+    parser.add_argument(
+        "--models", type=_ints, default=[1, 2, 5, 15, 40], help="models, comma-separated"
     )
-    parser.add_argument("--models", type=_ints, default=[1, 2, 5, 15, 40])
-    parser.add_argument("--scenarios", type=_ints, default=[30, 60, 106])
-    parser.add_argument("--seeds", type=_ints, default=[0, 1, 2])
+    parser.add_argument(
+        "--scenarios", type=_ints, default=[30, 60, 106], help="scenarios, comma-separated"
+    )
+    parser.add_argument("--seeds", type=_ints, default=[0, 1, 2], help="seeds, comma-separated")
     parser.add_argument("--other", default="BFGS", help="the optimiser compared (scipy name)")
     parser.add_argument("--large", action="store_true", help="add a 224-condition release")
     arguments = parser.parse_args()

@@ -25,7 +25,6 @@ be 30% off). ``--skip-large`` leaves out the generated releases.
 
 from __future__ import annotations
 
-import argparse
 import os
 import random
 import resource
@@ -40,6 +39,7 @@ from pathlib import Path
 import nbformat
 
 from analysis import paths
+from analysis.help_text import parser as help_parser
 from analysis.identity import LOCK_NAME, default_notebooks
 
 TRIVIAL_SOURCE = """\
@@ -249,7 +249,7 @@ def main(skip_large: bool = False, n_conditions: int = 224, rounds: int = 3) -> 
 
 
 if __name__ == "__main__":
-    parser = argparse.ArgumentParser(prog="python benchmarks/bench_paper.py", description=__doc__)
+    parser = help_parser("python benchmarks/bench_paper.py", __doc__)
     parser.add_argument("--skip-large", action="store_true", help="no generated release")
     parser.add_argument("--conditions", type=int, default=224, help="conditions of the large one")
     parser.add_argument(

@@ -15,7 +15,6 @@ Target: load + score under 10 s in-process.
 
 from __future__ import annotations
 
-import argparse
 import subprocess
 import sys
 import tempfile
@@ -27,6 +26,7 @@ import pandas as pd
 
 from analysis import paths
 from analysis.export import write_scenarios_detail
+from analysis.help_text import parser as help_parser
 from analysis.scenarios import load_scenarios
 from analysis.scoring import condition_scores, score_cells
 from analysis.trials import load_trials, normalize_trials
@@ -113,6 +113,8 @@ def main(n_conditions: int = N_CONDITIONS) -> None:
 
 
 if __name__ == "__main__":
-    parser = argparse.ArgumentParser(prog="python benchmarks/bench_scoring.py", description=__doc__)
-    parser.add_argument("--conditions", type=int, default=N_CONDITIONS)
+    parser = help_parser("python benchmarks/bench_scoring.py", __doc__)
+    parser.add_argument(
+        "--conditions", type=int, default=N_CONDITIONS, help="conditions of the generated release"
+    )
     main(parser.parse_args().conditions)

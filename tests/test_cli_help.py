@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -68,3 +69,28 @@ def test_help(name: str, tmp_path: Path) -> None:
     assert done.returncode == 0, done.stderr
     assert done.stdout.startswith(f"usage: {prog} ") and "-h, --help" in done.stdout
     assert done.stderr == ""
+    assert not re.search(r"``|:[a-z]+:`", done.stdout), "reST markup in the help"
+    assert options_without_help(done.stdout) == []
+
+
+def options_without_help(text: str) -> list[str]:
+    """The arguments listed in an argparse help text with no help beside or under them."""
+    lines = text.split("\n")
+    headings = ("positional arguments:", "options:")
+    start = next(i for i, line in enumerate(lines) if line.startswith(headings))
+    bare = []
+    for i, line in enumerate(lines[start:], start):
+        if not re.match(r"  \S", line):
+            continue
+        beside = re.match(r"  \S.*?\s{2,}\S", line)
+        under = i + 1 < len(lines) and re.match(r"\s{4,}\S", lines[i + 1])
+        if not (beside or under):
+            bare.append(line.strip())
+    return bare
+
+
+def test_an_option_without_help_is_found():
+    text = (
+        "usage: x\n\noptions:\n  -h, --help  show this\n  --bare BARE\n  --long LONG\n      said\n"
+    )
+    assert options_without_help(text) == ["--bare BARE"]

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import sys
 import types
 from pathlib import Path
@@ -13,6 +14,7 @@ from factories import (
     HAND_CONDITION_SCORES,
     HAND_SCENARIOS,
     LABEL_A,
+    LABEL_B,
     scenarios_frame,
     trials_frame,
 )
@@ -31,6 +33,8 @@ def small_inputs(monkeypatch: pytest.MonkeyPatch) -> None:
     fake.load_scenarios = scenarios_frame  # type: ignore[attr-defined]
     monkeypatch.setitem(sys.modules, "analysis.scenarios", fake)
     monkeypatch.setattr(export, "load_trials", lambda scenarios=None: trials_frame())
+    published = pd.DataFrame({c: pd.Series([], dtype=object) for c in CONDITION_COLUMNS})
+    monkeypatch.setattr(export, "published_conditions", lambda scenarios: published)
 
 
 def test_main_writes_every_table_in_both_formats(small_inputs: None, tmp_path: Path) -> None:
@@ -77,3 +81,49 @@ def test_failed_export_leaves_previous_files(
         export.export(out)
     assert (out / "trials.csv").read_text() == "previous\n"
     assert sorted(p.name for p in tmp_path.iterdir()) == ["processed"]
+
+
+def test_csv_lists_are_json_and_parquet_keeps_every_dtype(tmp_path: Path) -> None:
+    scenarios = scenarios_frame().assign(
+        tags=[("a", "b"), (), ["c"], ("d",)],
+        level=pd.Categorical(["x", "y", "x", "x"], ["y", "x", "z"], ordered=True),
+    )
+    tables = export.build_tables(trials_frame(), scenarios, published=PUBLISHED)
+    export.write_tables(tables, tmp_path)
+    csv = pd.read_csv(tmp_path / "scenarios.csv")
+    assert [json.loads(t) for t in csv["tags"]] == [["a", "b"], [], ["c"], ["d"]]
+    for name, table in tables.items():
+        back = pd.read_parquet(tmp_path / f"{name}.parquet")
+        assert back.dtypes.to_dict() == table.dtypes.to_dict(), name
+    assert back["level"].dtype == scenarios["level"].dtype  # categories, order and all
+
+
+#: One published condition, as load_conditions gives its counts.
+PUBLISHED = pd.DataFrame(
+    [
+        {
+            **{c: 0 for c in CONDITION_COLUMNS},
+            "condition": "pub (off)",
+            "model": "pub",
+            "reasoning": "off",
+            "source": "published",
+            "n_trials": 20,
+            "n_provider_filtered": None,
+        }
+    ]
+)
+
+
+def test_the_conditions_table_holds_the_published_conditions(tmp_path: Path) -> None:
+    conditions = export.build_tables(trials_frame(), scenarios_frame(), published=PUBLISHED)[
+        "conditions"
+    ]
+    assert tuple(conditions.columns) == CONDITION_COLUMNS
+    by_source = conditions.groupby("source", observed=True)["condition"].agg(list).to_dict()
+    assert by_source == {"published": ["pub (off)"], "run": [LABEL_A, LABEL_B]}
+    published = conditions.set_index("condition").loc["pub (off)"]
+    assert published["n_trials"] == 20 and pd.isna(published["n_provider_filtered"])
+    # published per-trial verdicts give the published conditions themselves: not twice
+    trials = trials_frame(source="published")
+    conditions = export.build_tables(trials, scenarios_frame(), published=PUBLISHED)["conditions"]
+    assert "pub (off)" not in set(conditions["condition"])

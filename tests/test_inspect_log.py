@@ -178,6 +178,8 @@ def test_logs_are_discovered_and_loaded_per_condition(
     counts = trials.groupby("condition", observed=True).size().to_dict()
     n = len(SCENARIO_IDS) * TRIALS
     assert counts == {"model (off)": n, "model (high)": n}
+    folder = load_trials([runs])  # the folder of logs, as a user points at it
+    assert folder.groupby("condition", observed=True).size().to_dict() == counts
     # a second run of the same condition is never pooled with the first
     rerun = parsed_log.model_copy(deep=True)
     sample = next(s for s in rerun.samples if s.scores["commit_permission"].answer == "allowed")

@@ -138,3 +138,18 @@ def test_reasoning_contrasts_without_any_pair_are_empty():
     only_floor = pd.DataFrame([_condition_counts("c", "off", "floor", 4)])
     contrasts = reasoning_contrasts(only_floor)
     assert contrasts.empty and "mean_trial_accuracy_diff" in contrasts.columns
+
+
+def test_wilson_interval_of_nothing_is_nan_without_a_warning():
+    import warnings
+
+    import numpy as np
+
+    from analysis.stats import wilson_interval
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        low, high = wilson_interval(0, 0)
+        lows, _ = wilson_interval(np.array([0, 3]), np.array([0, 5]))
+    assert np.isnan(low) and np.isnan(high)
+    assert np.isnan(lows[0]) and lows[1] == pytest.approx(0.2307, abs=1e-4)

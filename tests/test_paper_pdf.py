@@ -17,23 +17,26 @@ CLAIMS_HEADER = (
 )
 
 
-def _paper(folder: Path, rows: list[list[str]]) -> tuple[int, dict]:
-    """Compile a report whose corpus section holds one table of ``rows`` (method,
-    condition, note); its page count and the table's figure as Typst queries it."""
+def _paper(
+    folder: Path, rows: list[list[str]], name: str = "t", columns: list[str] | None = None
+) -> tuple[int, dict]:
+    """Compile a report whose corpus section holds one table ``name`` of ``rows`` (method,
+    condition, note) and the claims table; its page count and the first table's figure as
+    Typst queries it."""
     (folder / "tables").mkdir(parents=True, exist_ok=True)
-    lines = ["method,condition,note", *(",".join(f'"{c}"' for c in row) for row in rows)]
-    (folder / "tables" / "t.csv").write_text("\n".join(lines) + "\n")
+    columns = columns or ["method", "condition", "note"]
+    lines = [",".join(columns), *(",".join(f'"{c}"' for c in row) for row in rows)]
+    (folder / "tables" / f"{name}.csv").write_text("\n".join(lines) + "\n")
     claim = "Corpus,scenarios,corpus.scenarios,106,106,scenarios,,,reproduced,"
     (folder / "tables" / "claims.csv").write_text(f"{CLAIMS_HEADER}\n{claim}\n")
-    columns = ["method", "condition", "note"]
     catalogue = {
-        "tables/t": {
+        f"tables/{name}": {
             "kind": "table",
-            "name": "t",
+            "name": name,
             "caption": "A table.",
             "notebook": "01-corpus",
             "columns": columns,
-            "headers": ["Method", "Condition", "Note"],
+            "headers": [c.capitalize() for c in columns],
             "cells": rows,
             "rows": len(rows),
         },
@@ -50,7 +53,7 @@ def _paper(folder: Path, rows: list[list[str]]) -> tuple[int, dict]:
     pages = int(re.findall(rb"/Type/Pages/Count (\d+)", pdf)[0])
     found = typst.query(
         str(folder / "paper.typ"),
-        "figure.where(kind: table)",
+        "figure",
         root=str(folder),
         ignore_system_fonts=True,
     )
@@ -78,12 +81,42 @@ def test_a_table_taller_than_a_page_goes_on_over_the_next(tmp_path):
 def test_a_column_the_same_in_every_row_is_said_once(tmp_path):
     rows = [["same method", "detector_conflict", "a"], ["same method", "clean_control", "b"]]
     _, figure = _paper(tmp_path, rows)
-    (table,) = [e for e in figure["body"]["child"]["children"] if e.get("func") == "table"]
-    assert len(table["columns"]) == 2  # condition and note; the method under the table
     texts = _texts(figure)
-    assert texts.count("same method") == 1
     assert any(t.startswith("In every row") for t in texts)
-    assert "detector_\u200bconflict" in texts  # free to wrap after its underscore
+    assert "same method" in texts  # said under the table
+    (page,) = [p for p in _page_texts(tmp_path / "paper.pdf") if "In every row" in p]
+    lines = [line.strip() for line in page.split("\r\n")]
+    assert "Condition Note" in lines  # condition and note; the method under the table
+    assert page.count("same method") == 1
+    assert "detector_\u200bconflict a" in lines  # free to wrap after its underscore
+
+
+def _page_texts(pdf: Path) -> list[str]:
+    import pypdfium2
+
+    document = pypdfium2.PdfDocument(pdf)
+    return [page.get_textpage().get_text_range().replace("\xa0", " ") for page in document]
+
+
+def test_the_papers_tables_keep_their_names_and_the_reports_own_count_apart(tmp_path):
+    _paper(tmp_path, [["m", "gpt-5.4-mini (off)", "n"]], name="table2-leaderboard")
+    text = "\n".join(_page_texts(tmp_path / "paper.pdf"))
+    assert "Table 2: A table." in text  # the paper's number, from the table's name
+    assert "Report table 1: Claims ledger" in text or "Report table 1: C." in text
+    assert not re.search(r"(?<!Report )Table 1:", text)
+
+
+def test_a_condition_name_stays_whole_in_a_crowded_table(tmp_path):
+    """Twelve columns, as Table 2 has: Typst's automatic columns squeezed the condition
+    below its name's width, breaking it after its hyphens ("gemini-3.1-" / "flash-lite")."""
+    columns = ["condition", *(f"interval {i}" for i in range(11))]
+    names = ["gemini-3.1-flash-lite (minimal)", "deepseek-v4-flash (off)"]
+    rows = [[name, *(f"[8{i}.{r}%, 9{i}.3%]" for i in range(11))] for r, name in enumerate(names)]
+    _paper(tmp_path, rows, columns=columns)
+    page = next(p for p in _page_texts(tmp_path / "paper.pdf") if "Interval 10" in p)
+    lines = [line.strip() for line in page.split("\r\n")]
+    for whole in ("gemini-3.1-flash-lite", "deepseek-v4-flash"):
+        assert any(line.startswith(whole) for line in lines), lines
 
 
 def test_the_report_lists_what_was_left_out_and_has_no_ledger_when_it_was(tmp_path):

@@ -71,3 +71,10 @@ def test_the_readme_example_runs_on_the_imported_release():
         exec(block.split("```")[0], namespace)
         assert len(namespace["cells"]) > 0
         assert namespace["trials"]["scenario_id"].isin(namespace["scenarios"]["scenario_id"]).all()
+
+
+def test_no_public_name_is_also_a_module_of_the_package():
+    """Importing ``analysis.<name>`` would replace the lazy function with the module."""
+    root = Path(analysis.__file__).parent
+    modules = {p.stem for p in root.glob("*.py")} | {p.name for p in root.iterdir() if p.is_dir()}
+    assert not set(analysis.__all__) & modules

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import warnings
 from pathlib import Path
 
 import pandas as pd
@@ -436,3 +437,56 @@ def test_unknown_label_in_a_file_names_the_file(tmp_path: Path) -> None:
 def test_a_runs_folder_asked_for_that_is_not_there_is_an_error(tmp_path: Path) -> None:
     with pytest.raises(FileNotFoundError, match=f"{tmp_path / 'nowhere'}: no such folder"):
         load_trials(runs_dir=tmp_path / "nowhere")
+
+
+def test_a_runs_folder_without_published_verdicts_says_so_once_with_the_remedy(
+    tmp_path: Path,
+) -> None:
+    from analysis.trials.discovery import NoPublishedVerdictsWarning
+
+    runs = tmp_path / "runs"
+    (runs / "mine").mkdir(parents=True)
+    trial_rows().to_csv(runs / "mine" / "t.csv", index=False)
+    with pytest.warns(NoPublishedVerdictsWarning) as said:
+        assert len(load_trials(runs_dir=runs)) == 40
+    (message,) = [str(w.message) for w in said]
+    assert "no published per-trial verdicts" in message
+    assert f"{runs / paths.release() / 'scenarios-detail.json'} is absent" in message
+    release = paths.release_dir() / "results" / paths.release() / "scenarios-detail.json"
+    assert f"put the release's scenarios-detail.json at {release} and run `make data`" in message
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        load_trials(runs_dir=runs)  # said once
+    results = runs / paths.results_dir().name
+    write_scenarios_detail(trials_frame(), scenarios_frame(), results / "scenarios-detail.json")
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        load_trials(runs_dir=runs / ".." / "runs")  # present: nothing to say
+
+
+def test_folders_load_as_a_user_points_at_them(tmp_path: Path) -> None:
+    """The reference-policies folder, a folder of tables, a run root beside its own export."""
+    from analysis.runner.tidy import export_tidy
+
+    reference = load_trials([paths.reference_runs_dir()])
+    assert set(reference["source"].astype(str)) == {"reference-policy"}
+    config = {"model": "vendor/model-x", "label": "mine", "reasoning_effort": "high"}
+    root = _raw_root(tmp_path / "runs" / "root", config, [A, A, B, A, N])
+    export_tidy([root], tmp_path / "runs" / "root.csv")
+    for given in ([tmp_path / "runs"], [root, tmp_path / "runs" / "root.csv"]):
+        trials = load_trials(given)
+        assert trials.groupby("condition", observed=True).size().to_dict() == {"mine (high)": 5}
+
+
+def test_a_folder_of_nothing_readable_names_the_three_layouts(tmp_path: Path) -> None:
+    (tmp_path / "notes.txt").write_text("hello")
+    with pytest.raises(VerdictError) as error:
+        load_trials([tmp_path])
+    message = str(error.value)
+    assert message.startswith(f"{tmp_path}: holds no run root (RUN_PLAN.json)")
+    assert "no Inspect log" in message and "no tidy table (*.parquet, *.csv" in message
+    results = tmp_path / "results"
+    results.mkdir()
+    (results / paths.RELEASE_MANIFEST).write_text("{}")
+    with pytest.raises(VerdictError, match=r"results folder without scenarios-detail\.json"):
+        load_trials([results])

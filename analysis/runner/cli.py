@@ -39,7 +39,12 @@ def _run_parser() -> argparse.ArgumentParser:
         description="Run a gate over the pinned scenarios into a run root (resumable). "
         "Use `steerbench-run export-tidy ROOT... OUT.csv` for the compact export.",
     )
-    p.add_argument("--gate", required=True, choices=[*REFERENCE_POLICIES, "endpoint"])
+    p.add_argument(
+        "--gate",
+        required=True,
+        choices=[*REFERENCE_POLICIES, "endpoint"],
+        help="a reference policy, or endpoint: a model behind an OpenAI-compatible URL",
+    )
     p.add_argument("--out", required=True, type=Path, help="run root to write or resume")
     p.add_argument("--trials", type=int, default=5, help="trials per cell (default 5)")
     p.add_argument(
@@ -53,8 +58,8 @@ def _run_parser() -> argparse.ArgumentParser:
     p.add_argument("--base-url", help="OpenAI-compatible base URL, e.g. http://127.0.0.1:8000/v1")
     p.add_argument("--model", help="model name sent in the request body")
     p.add_argument("--api-key-env", help="name of the environment variable holding the key")
-    p.add_argument("--temperature", type=float)
-    p.add_argument("--max-tokens", type=int)
+    p.add_argument("--temperature", type=float, help="sampling temperature sent (default: none)")
+    p.add_argument("--max-tokens", type=int, help="max_tokens sent (default: none)")
     p.add_argument("--reasoning-effort", help="sent as reasoning_effort when given")
     p.add_argument("--reasoning-label", help="reasoning label for exports (default: effort/off)")
     p.add_argument("--concurrency", type=int, default=4, help="parallel requests (default 4)")
@@ -82,7 +87,12 @@ def _run_parser() -> argparse.ArgumentParser:
         help="a parity file to check against the messages rendered from the scenario files "
         "(default: the imported one, if any; none is needed)",
     )
-    p.add_argument("--release-manifest", type=Path, default=paths.release_manifest())
+    p.add_argument(
+        "--release-manifest",
+        type=Path,
+        default=paths.release_manifest(),
+        help="the release's release-manifest.json (default: the imported one)",
+    )
     p.add_argument(
         "--scenarios-dir",
         type=Path,
@@ -109,8 +119,8 @@ def _export_parser() -> argparse.ArgumentParser:
         prog="steerbench-run export-tidy",
         description="Write run roots' trials (merging shard roots) as a tidy CSV.",
     )
-    p.add_argument("roots", nargs="+", type=Path)
-    p.add_argument("out", type=Path)
+    p.add_argument("roots", nargs="+", type=Path, help="run roots (shards of a run merge)")
+    p.add_argument("out", type=Path, help="the tidy CSV to write")
     return p
 
 

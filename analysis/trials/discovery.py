@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import warnings
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
@@ -105,20 +106,64 @@ def _load_entry(entry: dict[str, Any], scenarios: pd.DataFrame | None) -> pd.Dat
     return load_tidy(members[0], source=source, scenarios=scenarios)
 
 
-def _classify(path: Path) -> dict[str, Any]:
+def _classify(path: Path) -> list[dict[str, Any]]:
+    """What ``load_trials`` reads for one path given: a run root; any other folder, as
+    :func:`discover_runs` finds in it (run roots, Inspect logs, tidy tables, such as the
+    reference-policies folder or a folder of logs); a file by its kind."""
     if path.is_dir():
         if (path / RUN_PLAN_FILENAME).is_file():
-            return {"kind": "run_root", "paths": [path], "source": "run"}
-        raise VerdictError(f"{path}: a folder without {RUN_PLAN_FILENAME} is not a run root")
+            return [{"kind": "run_root", "paths": [path], "source": "run"}]
+        if (path / DETAIL_FILENAME).is_file():  # a release's results folder
+            return [{"kind": "detail", "paths": [path / DETAIL_FILENAME], "source": "published"}]
+        if (path / project_paths.RELEASE_MANIFEST).is_file():
+            raise VerdictError(
+                f"{path}: a release's results folder without {DETAIL_FILENAME} (the public "
+                "release leaves the per-trial verdicts out)"
+            )
+        found = discover_runs(path)
+        if not found:
+            raise VerdictError(
+                f"{path}: holds no run root ({RUN_PLAN_FILENAME}), no Inspect log (*.eval, "
+                f"*.json) and no tidy table ({', '.join('*' + s for s in TIDY_SUFFIXES)})"
+            )
+        return found
     from analysis.trials.inspect_log import is_inspect_log
 
     if is_inspect_log(path):
-        return {"kind": "inspect", "paths": [path], "source": "run"}
+        return [{"kind": "inspect", "paths": [path], "source": "run"}]
     if path.suffix.lower() == ".json":
-        return {"kind": "detail", "paths": [path], "source": "published"}
+        return [{"kind": "detail", "paths": [path], "source": "published"}]
     if path.suffix.lower() in (*TIDY_SUFFIXES, ".ndjson"):
-        return {"kind": "tidy", "paths": [path], "source": None}
+        return [{"kind": "tidy", "paths": [path], "source": None}]
     raise VerdictError(f"{path}: not a verdict file, run root or tidy table")
+
+
+class NoPublishedVerdictsWarning(UserWarning):
+    """The runs folder holds no published per-trial verdicts (``scenarios-detail.json``)."""
+
+
+_SAID: set[str] = set()
+
+
+def missing_verdicts_notice(base: Path) -> str:
+    """One line: the runs folder ``base`` lacks the release's per-trial verdicts, and where
+    ``scenarios-detail.json`` goes."""
+    results = base / project_paths.release()  # where discover_runs looks for it
+    release = project_paths.release_dir() / "results" / project_paths.release() / DETAIL_FILENAME
+    return (
+        f"no published per-trial verdicts: {results / DETAIL_FILENAME} is absent (the public "
+        f"release leaves it out), so only the reference policies and local runs are loaded; "
+        f"to add them, put the release's {DETAIL_FILENAME} at {release} and run `make data`, "
+        f"or pass its path: load_trials([...path...])"
+    )
+
+
+def _say_once_if_unpublished(entries: list[dict[str, Any]], base: Path) -> None:
+    """Warn, once per runs folder and process, that no published verdicts were found."""
+    if any(entry["kind"] == "detail" for entry in entries) or str(base) in _SAID:
+        return
+    _SAID.add(str(base))
+    warnings.warn(missing_verdicts_notice(base), NoPublishedVerdictsWarning, stacklevel=3)
 
 
 VerdictPaths = str | os.PathLike[str] | Sequence[str | os.PathLike[str]] | None
@@ -142,12 +187,22 @@ def load_trials(
 
     With ``paths`` None, everything ``discover_runs(runs_dir)`` finds (by default under
     ``paths.runs_dir()``, resolved at the call);
-    otherwise the given verdict files (``*.json``), run roots (folders), tidy tables and
-    Inspect logs (``*.eval``, timestamped ``*.json``).
-    ``scenarios``, when given, must contain every scenario id.
+    otherwise the given verdict files (``*.json``), run roots, tidy tables, Inspect logs
+    (``*.eval``, timestamped ``*.json``) and folders holding any of them (the
+    reference-policies folder, a folder of logs; read as ``discover_runs`` reads one). A run
+    given twice (its raw root and its tidy export) is read once.
+    ``scenarios``, when given, must contain every scenario id. Discovering a runs folder
+    without the published per-trial verdicts warns once (``NoPublishedVerdictsWarning``),
+    naming where ``scenarios-detail.json`` goes.
     """
     given = verdict_path_list(paths)
-    entries = discover_runs(runs_dir) if given is None else [_classify(Path(p)) for p in given]
+    if given is None:
+        entries = discover_runs(runs_dir)
+    else:
+        entries = [entry for p in given for entry in _classify(Path(p))]
+    if given is None:
+        base = Path(runs_dir) if runs_dir is not None else project_paths.runs_dir()
+        _say_once_if_unpublished(entries, base)
     frames = [_load_entry(entry, scenarios) for entry in entries]
     return combine_trials(_once_each(entries, frames))
 

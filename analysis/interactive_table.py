@@ -1,0 +1,52 @@
+"""A long frame (trials, cells) as a table to sort and filter in JupyterLab: :func:`browse`.
+
+It uses itables (DataTables) offline: the first call in a kernel shows the library's
+JavaScript and CSS inline (keep that output, as itables says), so the notebook opens
+without a network; each table's HTML id comes from its content, so a notebook run twice on
+the same data is written the same.
+"""
+
+from __future__ import annotations
+
+import hashlib
+
+import pandas as pd
+
+#: Largest table (bytes of its data) shown whole; a larger one is downsampled by itables,
+#: which says so under the table.
+MAX_BYTES = 8_000_000
+
+_initialised = False
+
+
+def table_html(frame: pd.DataFrame, caption: str | None = None) -> str:
+    """``frame`` as an offline itables table (the HTML :func:`browse` displays): sortable,
+    searchable, a filter box under each column, no index."""
+    from itables import to_html_datatable
+
+    content = pd.util.hash_pandas_object(frame, index=False).to_numpy().tobytes()
+    table_id = "itables_" + hashlib.sha256(content).hexdigest()[:12]
+    return to_html_datatable(
+        frame,
+        caption=caption,
+        table_id=table_id,
+        connected=False,
+        showIndex=False,
+        column_filters="footer",
+        maxBytes=MAX_BYTES,
+        display_logo_when_loading=False,
+    )
+
+
+def browse(frame: pd.DataFrame, caption: str | None = None) -> None:
+    """Show ``frame`` in a notebook as a table to sort (click a header), search and filter
+    (a box under each column), offline. Outside a notebook, nothing is shown."""
+    global _initialised
+    from IPython.display import HTML, display
+
+    if not _initialised:
+        from itables import init_notebook_mode
+
+        init_notebook_mode(all_interactive=False, connected=False)
+        _initialised = True
+    display(HTML(table_html(frame, caption)))
