@@ -162,14 +162,14 @@ def test_malformed_and_failed_replies_are_not_decisions(
     trial = _trial(tmp_path)
     assert trial["status"] == expected
     assert len(server.requests) == requests == trial["attempts"]
-    assert summary.n_errors == (expected in ("infrastructure_failed", "provider_filtered"))
+    assert summary.n_errors == (expected == "infrastructure_failed")
     if expected == "truncated":
         assert trial["commit_permission"] == "blocked" and trial["truncated"] is True
         return
     assert trial["commit_permission"] is None
-    assert trial["correct"] is (False if expected == "parse_failed" else None)
+    assert trial["correct"] is None
     cell = json.loads((tmp_path / "local-model" / HOLD / "cell.json").read_text())
-    assert cell["modal_commit_permission"] is None and cell["modal_correct"] is False
+    assert cell["modal_commit_permission"] is None and cell["modal_correct"] is None
     assert cell["provider_filtered"] is (expected == "provider_filtered")
 
 

@@ -79,6 +79,8 @@ class CallResult:
     attempts: int
     wall_ms: int
     retry_after_s: float | None = field(default=None, repr=False)
+    #: Every attempt failed in a way worth retrying, and no retry was left.
+    transient_attempts_exhausted: bool = False
 
 
 def parse_retry_after(value: str | None, now: datetime | None = None) -> float | None:
@@ -235,7 +237,10 @@ def post_with_retries(
         result, transient = _attempt(client, settings, body, cancel)
         total_ms += result.wall_ms
         result.attempts, result.wall_ms = attempt, total_ms
-        if result.ok or not transient or attempt > settings.retries:
+        if result.ok or not transient:
+            return result
+        if attempt > settings.retries:
+            result.transient_attempts_exhausted = True
             return result
         wait = result.retry_after_s
         if wait is not None and wait > settings.retry_after_max:

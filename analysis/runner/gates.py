@@ -18,7 +18,7 @@ import httpx
 
 from analysis.runner.client import EndpointSettings, make_http_client, post_with_retries
 from analysis.runner.inputs import PinnedScenario
-from analysis.runner.parsing import ParsedVerdict, parse_response, verdict_text
+from analysis.runner.parsing import ParsedVerdict, js_truthy, parse_response, verdict_text
 from analysis.runner.secrets import redact_text
 from analysis.vocabulary import ALLOWED, BLOCKED
 
@@ -47,6 +47,7 @@ class GateOutcome:
     error: str | None = None
     http_status: int | None = None
     attempts: int = 1
+    transient_attempts_exhausted: bool = False
     usage: dict[str, Any] | None = None
     wall_ms: int = 0
     response_id: str | None = None
@@ -193,34 +194,61 @@ def _variant_key(label: str) -> str:
     return re.sub(r"[^A-Za-z0-9._-]+", "-", label).strip("-") or "endpoint"
 
 
-def _response_text(payload: dict[str, Any]) -> tuple[str, str | None]:
-    """The assistant text and finish reason of a checked chat-completions payload.
-
-    The client has already refused payloads without ``choices[0].message``; a message with
-    no text content is the model's (empty) answer.
-    """
-    choice = payload["choices"][0]
-    content = choice["message"].get("content")
+def response_text(payload: dict[str, Any]) -> str:
+    """The assistant text of a chat-completions payload, as the release's runner reads it:
+    ``choices[0].message.content`` (a string, or the strings and ``text`` parts of a list);
+    anything else, a ``refusal`` field included, reads as no text."""
+    choices = payload.get("choices")
+    if not isinstance(choices, list) or not choices or not isinstance(choices[0], dict):
+        return ""
+    message = choices[0].get("message")
+    if not isinstance(message, dict) or not message:
+        return ""
+    content = message.get("content")
+    if isinstance(content, str):
+        return content
     if isinstance(content, list):
-        content = "".join(
-            p if isinstance(p, str) else str(p.get("text", "")) for p in content if p is not None
+        return "".join(
+            part
+            if isinstance(part, str)
+            else part["text"]
+            if isinstance(part, dict) and isinstance(part.get("text"), str)
+            else ""
+            for part in content
         )
-    return (content if isinstance(content, str) else ""), choice.get("finish_reason")
+    return ""
 
 
-def _usage(payload: dict[str, Any]) -> dict[str, Any] | None:
+def finish_reason(payload: dict[str, Any]) -> Any:
+    """``choices[0].finish_reason`` (None when absent)."""
+    choices = payload.get("choices")
+    first = choices[0] if isinstance(choices, list) and choices else None
+    return first.get("finish_reason") if isinstance(first, dict) else None
+
+
+def usage_record(payload: dict[str, Any]) -> dict[str, Any] | None:
+    """The reply's token counts in the release's trial-record shape:
+    ``{input_tokens, output_tokens[, output_tokens_details.reasoning_tokens]}``."""
     usage = payload.get("usage")
-    if not isinstance(usage, dict):
+    if not js_truthy(usage):
         return None
-    details = usage.get("completion_tokens_details") or usage.get("output_tokens_details") or {}
-    normalized: dict[str, Any] = {
-        "input_tokens": usage.get("prompt_tokens", usage.get("input_tokens", 0)),
-        "output_tokens": usage.get("completion_tokens", usage.get("output_tokens", 0)),
-        "total_tokens": usage.get("total_tokens"),
+    usage = usage if isinstance(usage, dict) else {}
+
+    def first(*values: Any) -> Any:
+        return next((v for v in values if v is not None), None)
+
+    def details(key: str) -> Any:
+        value = usage.get(key)
+        return value.get("reasoning_tokens") if isinstance(value, dict) else None
+
+    record: dict[str, Any] = {
+        "input_tokens": first(usage.get("input_tokens"), usage.get("prompt_tokens"), 0),
+        "output_tokens": first(usage.get("output_tokens"), usage.get("completion_tokens"), 0),
     }
-    if isinstance(details, dict) and details.get("reasoning_tokens") is not None:
-        normalized["output_tokens_details"] = {"reasoning_tokens": details["reasoning_tokens"]}
-    return normalized
+    reasoning = first(details("output_tokens_details"), details("completion_tokens_details"))
+    if reasoning is not None:
+        record["output_tokens_details"] = {"reasoning_tokens": reasoning}
+    return record
 
 
 class EndpointGate:
@@ -268,6 +296,7 @@ class EndpointGate:
         body = self.request_body(scenario, system_prompt)
         call = post_with_retries(self._client, self.endpoint, body, cancel=self._cancel)
         common = {
+            "transient_attempts_exhausted": call.transient_attempts_exhausted,
             "request_body": body,
             "response_body_raw": call.response_body_raw,
             "http_status": call.http_status,
@@ -282,15 +311,16 @@ class EndpointGate:
             return GateOutcome(
                 status=status, verdict=None, error=redact_text(call.error or ""), **common
             )
-        text, finish_reason = _response_text(call.response_json)
+        text = response_text(call.response_json)
         verdict = parse_response(text)
-        truncated = finish_reason == "length"
+        truncated = finish_reason(call.response_json) == "length"
+        response_id = call.response_json.get("id")
         return GateOutcome(
             status=status_for(verdict, truncated),
             verdict=verdict,
             truncated=truncated,
-            usage=_usage(call.response_json),
-            response_id=call.response_json.get("id"),
+            usage=usage_record(call.response_json),
+            response_id=response_id if js_truthy(response_id) else None,
             response_body_parsed=call.response_json,
             raw_text=text,
             **common,

@@ -24,7 +24,7 @@ from typing import Any
 from analysis import paths
 from analysis.files import read_json, read_text
 from analysis.runner.render import RenderError, first_difference, render_scenario
-from analysis.vocabulary import required_gate
+from analysis.vocabulary import BASELINE_DOMAINS, required_gate
 
 NO_FLAGS = frozenset({"", "none"})
 
@@ -270,7 +270,9 @@ def scenario_metadata(scenario: PinnedScenario, scenarios_dir: Path | None = Non
         "expected_action": scenario.expected_action,
         "direction": taxonomy.get("direction"),
         "functional_category": taxonomy.get("functional_category"),
-        "domain": taxonomy.get("domain", raw.get("domain")),
+        "domain": taxonomy.get("domain")
+        if taxonomy.get("domain") is not None
+        else BASELINE_DOMAINS.get(raw.get("domain")),
         "source_provenance": taxonomy.get("source_provenance"),
         "irreversibility_class": raw.get("irreversibility_class"),
         "action_verb": raw.get("action_verb"),
