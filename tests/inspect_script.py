@@ -128,10 +128,12 @@ class Script:
                 explanation="flagged",
                 categories=[StopCategory(category="cyber")],
             )
-            return ModelOutput.from_content(
+            output = ModelOutput.from_content(
                 model="mockllm", content="flagged", stop_reason="content_filter",
                 stop_details=details,
             )  # fmt: skip
+            output.usage = ModelUsage(input_tokens=600, output_tokens=0, total_tokens=600)
+            return output
         if kind == "refusal":
             message = ChatMessageAssistant(
                 content=[ContentText(text=text, refusal=True)], source="generate"
