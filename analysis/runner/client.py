@@ -20,10 +20,11 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from email.utils import parsedate_to_datetime
 from typing import Any
+from urllib.parse import unquote, urlsplit
 
 import httpx
 
-from analysis.runner.secrets import redact_text
+from analysis.runner.secrets import basic_credential, redact_text, url_secrets
 
 #: HTTP statuses worth retrying: rate limits, timeouts and server errors.
 TRANSIENT_STATUSES = frozenset({408, 409, 425, 429, 500, 502, 503, 504})
@@ -56,15 +57,37 @@ class EndpointSettings:
             path = f"{path}/chat/completions"
         return str(url.copy_with(path=path))
 
+    @property
+    def request_url(self) -> str:
+        """:attr:`url` without its user info, which is sent as a header instead."""
+        return str(httpx.URL(self.url).copy_with(username=None, password=None))
+
+    def _key(self) -> str | None:
+        if not self.api_key_env:
+            return None
+        key = os.environ.get(self.api_key_env)
+        if not key:
+            raise RuntimeError(f"environment variable {self.api_key_env} is not set")
+        return key
+
     def headers(self) -> dict[str, str]:
-        """Request headers, with a bearer token from ``api_key_env`` when it is set."""
+        """Request headers: a bearer token from ``api_key_env`` when it is set, else Basic
+        credentials from the URL's user info when it has any (the key always wins)."""
         headers = {"content-type": "application/json"}
-        if self.api_key_env:
-            key = os.environ.get(self.api_key_env)
-            if not key:
-                raise RuntimeError(f"environment variable {self.api_key_env} is not set")
+        key = self._key()
+        parts = urlsplit(self.base_url)
+        if key:
             headers["authorization"] = f"Bearer {key}"
+        elif "@" in parts.netloc:
+            user, _, password = parts.netloc.rsplit("@", 1)[0].partition(":")
+            credential = basic_credential(unquote(user), unquote(password))
+            headers["authorization"] = f"Basic {credential}"
         return headers
+
+    def secrets(self) -> list[str]:
+        """The values :class:`~analysis.runner.secrets.Redactor` keeps out of what is written."""
+        key = self._key()
+        return [*url_secrets(self.base_url), *([key, f"Bearer {key}"] if key else [])]
 
 
 @dataclass
@@ -145,7 +168,7 @@ class _Attempt:
         try:
             with self.client.stream(
                 "POST",
-                self.settings.url,
+                self.settings.request_url,
                 json=self.body,
                 headers=self.settings.headers(),
                 timeout=httpx.Timeout(self.settings.timeout),

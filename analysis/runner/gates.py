@@ -19,7 +19,7 @@ import httpx
 from analysis.runner.client import EndpointSettings, make_http_client, post_with_retries
 from analysis.runner.inputs import PinnedScenario
 from analysis.runner.parsing import ParsedVerdict, js_truthy, parse_response, verdict_text
-from analysis.runner.secrets import redact_text
+from analysis.runner.secrets import Redactor
 from analysis.vocabulary import ALLOWED, BLOCKED
 
 OK = "ok"
@@ -261,6 +261,7 @@ class EndpointGate:
         self.endpoint = endpoint
         self.variant_key = _variant_key(model.label or model.model)
         endpoint.headers()  # fail fast when the API-key variable is unset
+        self._redactor = Redactor(endpoint.secrets())
         self._client: httpx.Client = make_http_client(endpoint, concurrency)
         self._cancel = threading.Event()
 
@@ -295,10 +296,13 @@ class EndpointGate:
         """One call (with retries); failures become unscored outcomes, never decisions."""
         body = self.request_body(scenario, system_prompt)
         call = post_with_retries(self._client, self.endpoint, body, cancel=self._cancel)
+        redact = self._redactor
         common = {
             "transient_attempts_exhausted": call.transient_attempts_exhausted,
             "request_body": body,
-            "response_body_raw": call.response_body_raw,
+            "response_body_raw": None
+            if call.response_body_raw is None
+            else redact.text(call.response_body_raw),
             "http_status": call.http_status,
             "attempts": call.attempts,
             "wall_ms": call.wall_ms,
@@ -309,19 +313,20 @@ class EndpointGate:
             )
             status = PROVIDER_FILTERED if filtered else INFRASTRUCTURE_FAILED
             return GateOutcome(
-                status=status, verdict=None, error=redact_text(call.error or ""), **common
+                status=status, verdict=None, error=redact.text(call.error or ""), **common
             )
-        text = response_text(call.response_json)
+        payload = redact.value(call.response_json)
+        text = response_text(payload)
         verdict = parse_response(text)
-        truncated = finish_reason(call.response_json) == "length"
-        response_id = call.response_json.get("id")
+        truncated = finish_reason(payload) == "length"
+        response_id = payload.get("id")
         return GateOutcome(
             status=status_for(verdict, truncated),
             verdict=verdict,
             truncated=truncated,
-            usage=usage_record(call.response_json),
+            usage=usage_record(payload),
             response_id=response_id if js_truthy(response_id) else None,
-            response_body_parsed=call.response_json,
+            response_body_parsed=payload,
             raw_text=text,
             **common,
         )
