@@ -203,3 +203,34 @@ def test_credentials_are_never_written_even_when_the_server_echoes_them(
     assert plan["variant_settings"]["m"]["base_url"] == (
         f"http://REDACTED@127.0.0.1:{port}/v1/chat/completions?api_key=REDACTED&api-version=7"
     )
+
+
+@pytest.mark.parametrize(
+    ("option", "value", "named"),
+    [
+        ("--temperature", "nan", "--temperature nan"),
+        ("--temperature", "inf", "--temperature inf"),
+        ("--temperature", "-0.5", "--temperature -0.5"),
+        ("--max-tokens", "-1", "--max-tokens -1"),
+        ("--max-tokens", "0", "--max-tokens 0"),
+        ("--timeout", "0", "--timeout 0"),
+        ("--timeout", "nan", "--timeout nan"),
+        ("--retries", "-1", "--retries -1"),
+        ("--backoff", "-inf", "--backoff -inf"),
+        ("--trials", "0", "--trials 0"),
+        ("--concurrency", "0", "--concurrency 0"),
+        ("--base-url", "127.0.0.1:8000/v1", "--base-url"),
+    ],
+)
+def test_settings_that_cannot_be_sent_are_refused_before_any_request(
+    tmp_path: Path, capsys, option: str, value: str, named: str
+) -> None:
+    with FakeOpenAIServer() as server:
+        settings = {"--base-url": server.base_url, option: value}
+        argv = ["--gate", "endpoint", "--out", str(tmp_path / "root"), "--model", "m",
+                "--scenarios", HOLD, "--trials", "1", "--no-progress"]  # fmt: skip
+        argv += [f"{name}={given}" for name, given in settings.items()]
+        assert main(argv) == 2
+    err = capsys.readouterr().err.strip()
+    assert len(err.splitlines()) == 1 and err.startswith("error: ") and named in err
+    assert server.requests == [] and not (tmp_path / "root").exists()

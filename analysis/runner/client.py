@@ -12,6 +12,7 @@ abandons in-flight attempts at once.
 from __future__ import annotations
 
 import json
+import math
 import os
 import random
 import threading
@@ -47,6 +48,21 @@ class EndpointSettings:
     backoff_base: float = 1.5
     backoff_max: float = 60.0
     retry_after_max: float = 300.0
+
+    def __post_init__(self) -> None:
+        limits = [
+            ("--timeout", self.timeout, "a finite number of seconds > 0", lambda v: v > 0),
+            ("--retries", self.retries, "a whole number >= 0", lambda v: v >= 0),
+            ("--backoff", self.backoff_base, "a finite number of seconds >= 0", lambda v: v >= 0),
+        ]
+        for option, value, rule, ok in limits:
+            if not (math.isfinite(value) and ok(value)):
+                raise ValueError(f"{option} {value}: {rule}")
+        url = urlsplit(self.base_url)
+        if url.scheme not in ("http", "https") or not url.hostname:
+            raise ValueError(
+                f"--base-url {redact_text(self.base_url)!r}: not an http(s) URL with a host"
+            )
 
     @property
     def url(self) -> str:

@@ -8,6 +8,7 @@ chat-completions server.
 
 from __future__ import annotations
 
+import math
 import re
 import threading
 import time
@@ -183,6 +184,18 @@ class ModelSettings:
     max_tokens: int | None = None
     reasoning_effort: str | None = None
     reasoning_label: str | None = None
+
+    def __post_init__(self) -> None:
+        if self.temperature is not None and not (
+            math.isfinite(self.temperature) and self.temperature >= 0
+        ):
+            raise ValueError(
+                f"--temperature {self.temperature}: a temperature is a finite number >= 0"
+            )
+        if self.max_tokens is not None and self.max_tokens < 1:
+            raise ValueError(f"--max-tokens {self.max_tokens}: at least 1 token")
+        if not self.model.strip():
+            raise ValueError("--model is empty")
 
     @property
     def reasoning(self) -> str:
