@@ -224,6 +224,14 @@ class RunRoot:
         where = self.root / "RUN_PLAN.json"
         variant = identity["variant_key"]
         recorded_configs = plan.get("variant_config_hashes") or {}
+        planned = [str(v) for v in plan.get("planned_variants") or []]
+        if run_id is None and planned and variant not in planned:
+            raise RunRootError(
+                f"{where}: this root holds the run {plan.get('run_id')!r} of "
+                f"{', '.join(repr(v) for v in planned)}, not {variant!r} (another --model or "
+                "--label): resume with the recorded settings, write to another --out, or add "
+                f"this variant to the run with --run-id {plan.get('run_id')}"
+            )
         checks: list[tuple[str, str, Any, Any]] = [
             ("run id (--run-id)", "run_id", plan.get("run_id", _MISSING), run_id or _MISSING),
             ("shard (--shard)", "shard", plan.get("shard", _MISSING), _shard_record(shard)),
