@@ -38,9 +38,9 @@ KINDS: dict[str, tuple[str, str]] = {
     "ask_clarification": (json.dumps({"policy_action": "ask_clarification"}), "stop"),
 }
 KIND_NAMES = tuple(KINDS)
-#: A request refused for another reason (HTTP 400, no policy code): only over HTTP, as Inspect
-#: fails such a sample as a whole.
-HTTP_ONLY_KINDS = ("bad_request",)
+#: Replies only HTTP carries: a request refused for another reason (HTTP 400, no policy code),
+#: which Inspect fails as a whole sample, and a JSON body without choices.
+HTTP_ONLY_KINDS = ("bad_request", "no_choices")
 BAD_REQUEST_ERROR = json.dumps({"error": {"message": "bad input", "code": "invalid_request"}})
 CYBER_POLICY_ERROR = json.dumps(
     {"error": {"message": "flagged", "type": "invalid_request_error", "code": "cyber_policy"}}
@@ -100,6 +100,8 @@ class Script:
             return 400, CYBER_POLICY_ERROR, 0.0
         if kind == "bad_request":
             return 400, BAD_REQUEST_ERROR, 0.0
+        if kind == "no_choices":
+            return 200, json.dumps({"id": "chatcmpl-empty", "choices": []}), 0.0
         if kind == "refusal":
             return 200, refusal_reply(KINDS[kind][0]), 0.0
         text, finish = KINDS[kind]

@@ -115,22 +115,24 @@ def test_a_trickling_server_cannot_hold_a_request_past_its_deadline() -> None:
     assert elapsed < 2.5  # two 0.6 s attempts and a short backoff
 
 
-def test_a_malformed_200_then_a_good_reply_is_the_good_reply(inputs, tmp_path: Path) -> None:
-    replies = {1: (200, '{"choices":[]}', 0.0), 2: (200, "<html>proxy</html>", 0.0)}
+def test_a_200_that_is_not_json_is_retried_by_the_next_run(inputs, tmp_path: Path) -> None:
+    replies = {1: (200, "<html>proxy</html>", 0.0)}
 
     with FakeOpenAIServer(lambda n, b: replies.get(n, OK_REPLY)) as server:
-        model = ModelSettings(model="local-model")
-        endpoint = EndpointSettings(server.base_url, retries=3, backoff_base=0.01)
-        gate = EndpointGate(model, endpoint)
-        try:
-            summary = run_gate(
-                gate, inputs, tmp_path, trials=1, scenario_ids=[HOLD], progress=False
-            )
-        finally:
-            gate.close()
-    trial = json.loads((tmp_path / "local-model" / HOLD / "trial-1.json").read_text())
-    assert len(server.requests) == 3 and summary.n_errors == 0
-    assert (trial["status"], trial["attempts"], trial["commit_permission"]) == ("ok", 3, "blocked")
+        for expected in ("infrastructure_failed", "ok"):
+            model = ModelSettings(model="local-model")
+            endpoint = EndpointSettings(server.base_url, retries=3, backoff_base=0.01)
+            gate = EndpointGate(model, endpoint)
+            try:
+                summary = run_gate(
+                    gate, inputs, tmp_path, trials=1, scenario_ids=[HOLD], progress=False
+                )
+            finally:
+                gate.close()
+            trial = json.loads((tmp_path / "local-model" / HOLD / "trial-1.json").read_text())
+            assert (trial["status"], trial["attempts"]) == (expected, 1)
+            assert summary.n_errors == (expected != "ok")
+    assert len(server.requests) == 2 and trial["commit_permission"] == "blocked"
 
 
 def test_cancel_abandons_an_in_flight_request_at_once() -> None:

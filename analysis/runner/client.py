@@ -2,9 +2,10 @@
 
 Every attempt has a whole-request deadline (``timeout`` seconds from the first byte sent to
 the last byte read), not a per-read timeout, so a server that trickles bytes cannot hold a
-request. A 200 reply that is not a chat-completions object (not JSON, an HTML page, no
-``choices`` or an empty list) is an infrastructure failure, retried like a 5xx: it is never
-the model's answer. Waits between attempts honour ``Retry-After`` (seconds or an HTTP date)
+request. As in the release's runner, HTTP 408, 429 and 5xx replies, deadlines and network
+errors are retried; any other status outside 2xx and a 2xx body that is not JSON are failures
+not retried; a 2xx JSON body is the reply, whatever its shape (the gate reads its text).
+Waits between attempts honour ``Retry-After`` (seconds or an HTTP date)
 and otherwise back off exponentially with jitter. A ``threading.Event`` cancels waits and
 abandons in-flight attempts at once.
 """
@@ -28,7 +29,7 @@ import httpx
 from analysis.runner.secrets import basic_credential, redact_text, url_secrets
 
 #: HTTP statuses worth retrying: rate limits, timeouts and server errors.
-TRANSIENT_STATUSES = frozenset({408, 409, 425, 429, 500, 502, 503, 504})
+TRANSIENT_STATUSES = frozenset({408, 429, 500, 502, 503, 504})
 #: How often a waiting worker looks at the deadline and the cancel event (seconds).
 POLL_S = 0.05
 
@@ -113,7 +114,7 @@ class CallResult:
     ok: bool
     http_status: int | None
     response_body_raw: str | None
-    response_json: dict[str, Any] | None
+    response_json: Any
     error: str | None
     attempts: int
     wall_ms: int
@@ -150,23 +151,8 @@ def backoff_delay(settings: EndpointSettings, retry: int, rng: random.Random) ->
     return d / 2 + rng.uniform(0, d / 2)
 
 
-def chat_payload_problem(payload: Any) -> str | None:
-    """Why a 200 JSON body is not a chat-completions reply, or None when it is one."""
-    if not isinstance(payload, dict):
-        return "response JSON is not an object"
-    choices = payload.get("choices")
-    if not isinstance(choices, list):
-        return "response has no choices list"
-    if not choices:
-        return "response has an empty choices list"
-    if not isinstance(choices[0], dict) or not isinstance(choices[0].get("message"), dict):
-        return "response choices[0] has no message object"
-    return None
-
-
-def _looks_like_html(response: httpx.Response, text: str) -> bool:
-    kind = response.headers.get("content-type", "").lower()
-    return "html" in kind or text.lstrip()[:15].lower().startswith(("<!doctype", "<html"))
+def _no_constant(name: str) -> Any:
+    raise ValueError(f"{name} is not JSON")
 
 
 class _Attempt:
@@ -240,19 +226,14 @@ def _attempt(
     assert response is not None
     text = attempt.content.decode("utf-8", errors="replace")
     status = response.status_code
-    if status >= 400:
+    if not 200 <= status < 300:
         call = result(status, text, None, f"HTTP {status}: {text[:400]}")
         call.retry_after_s = parse_retry_after(response.headers.get("retry-after"))
         return call, status in TRANSIENT_STATUSES
-    if _looks_like_html(response, text):
-        return result(status, text, None, f"HTTP {status} with an HTML body, not JSON"), True
     try:
-        payload = json.loads(text)
-    except ValueError as exc:
-        return result(status, text, None, f"response not JSON: {exc}"), True
-    problem = chat_payload_problem(payload)
-    if problem is not None:
-        return result(status, text, None, problem), True
+        payload = json.loads(text, parse_constant=_no_constant)
+    except (ValueError, RecursionError) as exc:
+        return result(status, text, None, f"response not JSON: {exc}"), False
     return result(status, text, payload, None, ok=True), False
 
 

@@ -52,7 +52,7 @@ class GateOutcome:
     usage: dict[str, Any] | None = None
     wall_ms: int = 0
     response_id: str | None = None
-    response_body_parsed: dict[str, Any] | None = None
+    response_body_parsed: Any = None
     raw_text: str | None = None
 
 
@@ -207,11 +207,11 @@ def _variant_key(label: str) -> str:
     return re.sub(r"[^A-Za-z0-9._-]+", "-", label).strip("-") or "endpoint"
 
 
-def response_text(payload: dict[str, Any]) -> str:
+def response_text(payload: Any) -> str:
     """The assistant text of a chat-completions payload, as the release's runner reads it:
     ``choices[0].message.content`` (a string, or the strings and ``text`` parts of a list);
     anything else, a ``refusal`` field included, reads as no text."""
-    choices = payload.get("choices")
+    choices = payload.get("choices") if isinstance(payload, dict) else None
     if not isinstance(choices, list) or not choices or not isinstance(choices[0], dict):
         return ""
     message = choices[0].get("message")
@@ -232,17 +232,17 @@ def response_text(payload: dict[str, Any]) -> str:
     return ""
 
 
-def finish_reason(payload: dict[str, Any]) -> Any:
+def finish_reason(payload: Any) -> Any:
     """``choices[0].finish_reason`` (None when absent)."""
-    choices = payload.get("choices")
+    choices = payload.get("choices") if isinstance(payload, dict) else None
     first = choices[0] if isinstance(choices, list) and choices else None
     return first.get("finish_reason") if isinstance(first, dict) else None
 
 
-def usage_record(payload: dict[str, Any]) -> dict[str, Any] | None:
+def usage_record(payload: Any) -> dict[str, Any] | None:
     """The reply's token counts in the release's trial-record shape:
     ``{input_tokens, output_tokens[, output_tokens_details.reasoning_tokens]}``."""
-    usage = payload.get("usage")
+    usage = payload.get("usage") if isinstance(payload, dict) else None
     if not js_truthy(usage):
         return None
     usage = usage if isinstance(usage, dict) else {}
@@ -320,7 +320,7 @@ class EndpointGate:
             "attempts": call.attempts,
             "wall_ms": call.wall_ms,
         }
-        if not call.ok or call.response_json is None:
+        if not call.ok:
             filtered = call.http_status == 400 and bool(
                 _CYBER_POLICY.search(call.response_body_raw or "")
             )
@@ -332,7 +332,7 @@ class EndpointGate:
         text = response_text(payload)
         verdict = parse_response(text)
         truncated = finish_reason(payload) == "length"
-        response_id = payload.get("id")
+        response_id = payload.get("id") if isinstance(payload, dict) else None
         return GateOutcome(
             status=status_for(verdict, truncated),
             verdict=verdict,
