@@ -40,9 +40,10 @@ class TrialVerdict:
     """A trial's permission (None: no decision), status and parse status.
 
     ``parse_status`` is ``strict`` (the whole reply is the JSON object the contract asks
-    for), ``recovered`` (a permission read from a fenced block, surrounding prose, a
-    case-normalised or inferred value) or ``failed``; None when no reply was parsed
-    (filtered or failed before the model answered).
+    for), ``recovered`` (read otherwise: from a JSON span in surrounding text, by field
+    patterns, or a permission inferred from the policy action; or a policy action without a
+    permission) or ``failed``; None when no reply was parsed (filtered or failed before the
+    model answered).
     """
 
     commit_permission: str | None
