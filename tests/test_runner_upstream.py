@@ -10,7 +10,7 @@ import subprocess
 from pathlib import Path
 
 import pytest
-from fake_openai_server import FakeOpenAIServer
+from fake_openai_server import BLOCKED_VERDICT, FakeOpenAIServer, chat_reply
 from inspect_script import HTTP_ONLY_KINDS, KIND_NAMES, Script
 from upstream import UpstreamTree, assemble, node, upstream_dir
 
@@ -172,3 +172,27 @@ def test_both_runners_write_the_same_records_for_the_same_replies(tmp_path, inpu
     states = [json.loads((r / "run-state.json").read_text()) for r in (ours, theirs)]
     assert states[0]["overall_status"] == states[1]["overall_status"] == "incomplete_infra_failures"
     _assert_same_rates(_validate_and_aggregate(tree, ours, complete=False), ours)
+
+
+@pytest.mark.waits
+def test_a_root_with_infrastructure_failures_validates_once_they_are_rerun(
+    tmp_path, inputs
+) -> None:
+    ids = _scenario_ids(inputs, 3)
+    root = tmp_path / "root"
+
+    def first(n: int, body: dict):
+        return (503, "down", 0.0) if n == 2 else (200, chat_reply(BLOCKED_VERDICT), 0.0)
+
+    for respond, status, overall in (
+        (first, "infra_failed", "incomplete_infra_failures"),
+        (lambda n, body: (200, chat_reply(BLOCKED_VERDICT), 0.0), "completed", "completed"),
+    ):
+        with FakeOpenAIServer(respond) as server:
+            _package_run(inputs, root, ids, server.base_url, attempts=1)
+        state = json.loads((root / "run-state.json").read_text())
+        assert state["variant_runs"][MODEL]["status"] == status
+        assert state["overall_status"] == overall
+    assert len(server.requests) == 1  # only the failed trial was run again
+    assert state["variant_runs"][MODEL]["resume_count"] == 1
+    _assert_same_rates(_validate_and_aggregate(assemble(tmp_path), root), root)

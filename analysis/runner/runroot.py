@@ -552,7 +552,7 @@ def _safe_run(gate: Gate, scenario: PinnedScenario, prompt: str) -> GateOutcome:
             verdict=None,
             request_body={},
             response_body_raw=None,
-            error=f"gate error: {exc!r}",
+            error=redact_text(f"gate error: {exc!r}"),
         )
 
 
