@@ -17,7 +17,7 @@ from analysis.vocabulary import required_gate
 if not paths.parity_vectors().exists():
     pytest.skip("run `make data` first", allow_module_level=True)
 
-PARSE_SCRIPT = Path(__file__).parent / "upstream_js" / "parse.mjs"
+PARSE_SCRIPT = Path(__file__).parent / "upstream_node" / "parse_replies.mjs"
 PARITY = json.loads(paths.parity_vectors().read_text(encoding="utf-8"))
 CASES = PARITY["response_cases"]
 

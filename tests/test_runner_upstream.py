@@ -5,14 +5,12 @@ scripted replies by one local fake server, writes the same trial and cell record
 from __future__ import annotations
 
 import json
-import os
-import subprocess
 from pathlib import Path
 
 import pytest
 from fake_openai_server import BLOCKED_VERDICT, FakeOpenAIServer, chat_reply
 from inspect_script import HTTP_ONLY_KINDS, KIND_NAMES, Script
-from upstream import UpstreamTree, assemble, node, upstream_dir
+from upstream import UpstreamTree, assemble, upstream_dir
 
 from analysis import condition_scores, load_scenarios, load_trials, paths, score_cells
 from analysis.runner.client import EndpointSettings
@@ -22,7 +20,7 @@ from analysis.runner.runroot import run_gate
 if not paths.parity_vectors().exists():
     pytest.skip("run `make data` first", allow_module_level=True)
 
-JS = Path(__file__).parent / "upstream_js"
+JS = Path(__file__).parent / "upstream_node"
 TRIALS = 3
 #: Every reply kind both runners are given, and a plain HTTP 400.
 KINDS = KIND_NAMES + HTTP_ONLY_KINDS
@@ -116,15 +114,13 @@ def _upstream_run(tree: UpstreamTree, inputs, root: Path, ids: list[str], base_u
     }
     spec_path = tree.root.parent / "spec.json"
     spec_path.write_text(json.dumps(spec))
-    origin = base_url.removesuffix("/v1")
-    done = subprocess.run(
-        [node(), "--import", (JS / "route.mjs").as_uri(), str(JS / "run_variant.mjs"), spec_path],
-        capture_output=True,
-        text=True,
+    tree.run(
+        str(JS / "run_variant.mjs"),
+        spec_path,
+        preload=(JS / "route.mjs").as_uri(),
+        env={"STEERBENCH_FAKE_ORIGIN": base_url.removesuffix("/v1")},
         timeout=120,
-        env={**os.environ, "STEERBENCH_FAKE_ORIGIN": origin},
     )
-    assert done.returncode == 0, f"upstream's runner exited {done.returncode}:\n{done.stderr}"
 
 
 def _records(root: Path, ids: list[str], name: str) -> dict[tuple[str, str], dict]:

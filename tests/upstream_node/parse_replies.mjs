@@ -1,4 +1,4 @@
-// Upstream's response parser on a list of replies: node parse.mjs UPSTREAM_SRC CASES.json
+// Upstream's response parser on a list of replies: node parse_replies.mjs UPSTREAM_SRC CASES.json
 // prints the list of parseAndNormalize results as JSON.
 import fs from "node:fs";
 import path from "node:path";
