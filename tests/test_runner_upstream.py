@@ -29,6 +29,7 @@ KINDS = KIND_NAMES + HTTP_ONLY_KINDS
 #: the temperature, which upstream's cannot send).
 UNCOMPARED = {"wall_ms", "variant_config_hash"}
 MODEL = "fake-model"
+EFFORT = "low"
 
 
 def _validate_and_aggregate(tree: UpstreamTree, root: Path, complete: bool = True) -> list[dict]:
@@ -82,9 +83,12 @@ def _scenario_ids(inputs, count: int) -> list[str]:
     return ids[::step][:count]
 
 
-def _package_run(inputs, root: Path, ids: list[str], base_url: str, attempts: int) -> None:
+def _package_run(
+    inputs, root: Path, ids: list[str], base_url: str, attempts: int, effort: str | None = None
+) -> None:
     endpoint = EndpointSettings(base_url, timeout=10.0, retries=attempts - 1, backoff_base=0.01)
-    gate = EndpointGate(ModelSettings(model=MODEL, max_tokens=2000), endpoint, concurrency=1)
+    model = ModelSettings(model=MODEL, max_tokens=2000, reasoning_effort=effort)
+    gate = EndpointGate(model, endpoint, concurrency=1)
     try:
         run_gate(gate, inputs, root, trials=TRIALS, run_id="same-run", scenario_ids=ids,
                  progress=False)  # fmt: skip
@@ -107,6 +111,7 @@ def _upstream_run(tree: UpstreamTree, inputs, root: Path, ids: list[str], base_u
             "model": MODEL,
             "gateway_model": MODEL,
             "max_output_tokens": 2000,
+            "reasoning_effort": EFFORT,
         },
         "prompt": inputs.system_prompt,
         "trials": TRIALS,
@@ -138,7 +143,7 @@ def test_both_runners_write_the_same_records_for_the_same_replies(tmp_path, inpu
     tree = assemble(tmp_path)
     ours, theirs = tmp_path / "ours", tmp_path / "theirs"
     with FakeOpenAIServer(Script(ids, KINDS).http_reply) as server:
-        _package_run(inputs, ours, ids, server.base_url, attempts=2)
+        _package_run(inputs, ours, ids, server.base_url, attempts=2, effort=EFFORT)
     with FakeOpenAIServer(Script(ids, KINDS).http_reply) as server:
         _upstream_run(tree, inputs, theirs, ids, server.base_url)
         assert {r["messages"][1]["content"].splitlines()[0] for r in server.requests} == {
