@@ -70,8 +70,10 @@ def _assert_same_rates(rows: list[dict], root: Path) -> None:
 def test_reference_roots_validate_and_aggregate_as_the_package_scores_them(tmp_path, inputs):
     tree = assemble(tmp_path)
     root = tmp_path / "reference"
+    ids = _scenario_ids(inputs, 16)
     for gate in REFERENCE_POLICIES.values():
-        run_gate(gate(), inputs, root, trials=2, run_id="reference", progress=False)
+        run_gate(gate(), inputs, root, trials=2, run_id="reference", scenario_ids=ids,
+                 progress=False)  # fmt: skip
     state = json.loads((root / "run-state.json").read_text())
     assert state["overall_status"] == "completed"
     _assert_same_rates(_validate_and_aggregate(tree, root), root)
