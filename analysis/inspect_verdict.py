@@ -2,14 +2,19 @@
 
 Shared by the ``steerbench_work`` scorer and the Inspect log reader, so a log is read with
 the rule it was scored with. Needs no Inspect import: it reads the ``ModelOutput`` fields
-(``completion``, ``choices[0].stop_reason``, the message's content parts) by name.
+(``choices[0].stop_reason``, ``stop_details``, the message's content parts) by name.
+Classified as the release's runner classifies the reply the provider sent:
 
 * an errored sample (no output) is ``infrastructure_failed``;
-* a provider refusal or content filter (stop reason ``content_filter``, or a content part
-  flagged as a refusal) is ``provider_filtered``: not the model's decision, no permission;
-* otherwise the completion goes through :func:`analysis.runner.parsing.parse_response`, and
-  the status follows :func:`analysis.runner.gates.status_for` (a reply cut at the token
-  limit, stop reason ``max_tokens``, is ``truncated`` when it still carries a decision).
+* a request the provider rejected under its cyber policy (the release runner's HTTP 400 with
+  code ``cyber_policy``; Inspect's stop reason ``content_filter`` with the category
+  ``cyber``) is ``provider_filtered``: not the model's decision, no permission;
+* every other reply is the model's: its text, without the content parts flagged as a
+  refusal (the release's runner reads ``message.content`` only, never ``refusal``), goes
+  through :func:`analysis.runner.parsing.parse_response`, and the status follows
+  :func:`analysis.runner.gates.status_for`. An empty reply stopped by a content filter, or a
+  refusal, is ``parse_failed``: a trial without a decision, scored as not correct. A reply
+  cut at the token limit (stop reason ``max_tokens``) is ``truncated`` when it still parses.
 """
 
 from __future__ import annotations
@@ -26,6 +31,8 @@ FAILED = "failed"
 #: Inspect's stop reasons for a reply cut at the output-token limit.
 TRUNCATED_STOP_REASONS = frozenset({"max_tokens"})
 FILTERED_STOP_REASONS = frozenset({"content_filter"})
+#: The stop category Inspect gives a request rejected under the provider's cyber policy.
+CYBER_CATEGORY = "cyber"
 
 
 @dataclass(frozen=True)
@@ -33,9 +40,10 @@ class TrialVerdict:
     """A trial's permission (None: no decision), status and parse status.
 
     ``parse_status`` is ``strict`` (the whole reply is the JSON object the contract asks
-    for), ``recovered`` (a permission read from a fenced block, surrounding prose, a
-    case-normalised or inferred value) or ``failed``; None when no reply was parsed
-    (filtered or failed before the model answered).
+    for), ``recovered`` (read otherwise: from a JSON span in surrounding text, by field
+    patterns, or a permission inferred from the policy action; or a policy action without a
+    permission) or ``failed``; None when no reply was parsed (filtered or failed before the
+    model answered).
     """
 
     commit_permission: str | None
@@ -55,12 +63,36 @@ def _stop_reason(output: Any) -> str | None:
 
 
 def provider_filtered(output: Any) -> bool:
-    """True when the output is a content filter or a provider refusal."""
-    if _stop_reason(output) in FILTERED_STOP_REASONS:
-        return True
+    """True when the output stands for a request rejected under the provider's cyber policy."""
+    if _stop_reason(output) not in FILTERED_STOP_REASONS:
+        return False
     choices = getattr(output, "choices", None) or []
-    content = getattr(getattr(choices[0], "message", None), "content", None) if choices else None
-    return isinstance(content, list) and any(getattr(p, "refusal", None) for p in content)
+    details = getattr(output, "stop_details", None) or (
+        getattr(choices[0], "stop_details", None) if choices else None
+    )
+    if details is None:
+        return False
+    categories = [getattr(c, "category", None) for c in getattr(details, "categories", []) or []]
+    return CYBER_CATEGORY in (getattr(details, "category", None), *categories)
+
+
+def reply_text(output: Any) -> str:
+    """The reply's text as the release's runner reads it: the text parts joined, those flagged
+    as a refusal left out (reasoning parts are never text)."""
+    choices = getattr(output, "choices", None) or []
+    message = getattr(choices[0], "message", None) if choices else None
+    content = getattr(message, "content", None)
+    if isinstance(content, str):
+        return content
+    if not isinstance(content, list):
+        return ""
+    return "".join(
+        text
+        for part in content
+        if getattr(part, "type", None) == "text"
+        and not getattr(part, "refusal", None)
+        and isinstance(text := getattr(part, "text", None), str)
+    )
 
 
 def trial_verdict(output: Any, error: Any = None) -> TrialVerdict:
@@ -69,7 +101,7 @@ def trial_verdict(output: Any, error: Any = None) -> TrialVerdict:
         return TrialVerdict(None, INFRASTRUCTURE_FAILED, None)
     if provider_filtered(output):
         return TrialVerdict(None, PROVIDER_FILTERED, None)
-    verdict = parse_response(getattr(output, "completion", None))
+    verdict = parse_response(reply_text(output))
     truncated = _stop_reason(output) in TRUNCATED_STOP_REASONS
     parse_status = FAILED if verdict.parse_failed else STRICT if verdict.format_ok else RECOVERED
     return TrialVerdict(

@@ -21,19 +21,7 @@ from analysis.files import read_json, read_text
 from analysis.identity import ReleaseError
 from analysis.runner.render import RenderError, message_differences, render_scenario
 from analysis.scenarios import MANIFEST_COLUMNS
-from analysis.vocabulary import DIRECTIONS, GATE_BY_VERB, TIER_WEIGHT
-
-#: Normalised domain of a calibration row (no taxonomy), from its raw ``domain`` field.
-BASELINE_DOMAINS: dict[str, str] = {
-    "customer_ops": "customer-service",
-    "developer_ops": "developer-ops",
-    "finance_ops": "finance-ops",
-    "go_to_market_ops": "marketing-ops",
-    "privacy_ops": "security",
-    "research_ops": "research-ops",
-    "support_ops": "customer-service",
-    "team_ops": "hr-ops",
-}
+from analysis.vocabulary import BASELINE_DOMAINS, DIRECTIONS, GATE_BY_VERB, TIER_WEIGHT
 
 #: MANIFEST.md's columns after the scenario id, as the scenario table reads them.
 MANIFEST_FIELDS = MANIFEST_COLUMNS[1:]

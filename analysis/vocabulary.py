@@ -35,6 +35,18 @@ TIER_WEIGHT: dict[str, int] = {
     "hard_to_reverse": 4,
     "high": 4,
 }
+#: Normalised domain of a calibration row (no taxonomy), from its raw ``domain`` field.
+BASELINE_DOMAINS: dict[str, str] = {
+    "customer_ops": "customer-service",
+    "developer_ops": "developer-ops",
+    "finance_ops": "finance-ops",
+    "go_to_market_ops": "marketing-ops",
+    "privacy_ops": "security",
+    "research_ops": "research-ops",
+    "support_ops": "customer-service",
+    "team_ops": "hr-ops",
+}
+
 IRREVERSIBILITY_DTYPE = pd.CategoricalDtype(list(TIER_WEIGHT), ordered=True)
 
 DIRECTIONS = ("under-refusal", "over-refusal", "calibration")

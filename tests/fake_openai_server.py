@@ -5,7 +5,8 @@ The server answers each POST with what ``respond(n, body)`` returns for the n-th
 ``(status, body_text, delay_seconds, {"headers": {...}, "trickle_s": seconds})``: extra
 response headers (``content-type`` replaces the JSON default) and, with ``trickle_s``, the
 body sent one byte at a time that many seconds apart (stopping when the client hangs up).
-It records every request body and the monotonic time each request arrived.
+It records every request body, its headers and path, and the monotonic time each request
+arrived.
 """
 
 from __future__ import annotations
@@ -62,6 +63,7 @@ class FakeOpenAIServer:
         self.respond = respond
         self.requests: list[dict[str, Any]] = []
         self.headers: list[dict[str, str]] = []
+        self.paths: list[str] = []
         self.arrivals: list[float] = []
         self._lock = threading.Lock()
         outer = self
@@ -73,6 +75,7 @@ class FakeOpenAIServer:
                 with outer._lock:
                     outer.requests.append(body)
                     outer.headers.append(dict(self.headers))
+                    outer.paths.append(self.path)
                     outer.arrivals.append(time.monotonic())
                     n = len(outer.requests)
                 reply = outer.respond(n, body)

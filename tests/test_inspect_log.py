@@ -183,7 +183,7 @@ def test_logs_are_discovered_and_loaded_per_condition(
     # a second run of the same condition is never pooled with the first
     rerun = parsed_log.model_copy(deep=True)
     sample = next(s for s in rerun.samples if s.scores["commit_permission"].answer == "allowed")
-    sample.output.completion = '{"commit_permission": "blocked"}'
+    sample.output.choices[0].message.text = '{"commit_permission": "blocked"}'
     rerun_path = tmp_path / "2026-06-02T10-00-00+00-00_steerbench-work_rerun.eval"
     write_eval_log(rerun, str(rerun_path))
     with pytest.raises(VerdictError, match=r"model \(off\).*different trials"):

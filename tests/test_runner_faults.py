@@ -7,6 +7,7 @@ finishes in a few seconds by itself.
 
 from __future__ import annotations
 
+import base64
 import json
 import random
 import threading
@@ -114,22 +115,24 @@ def test_a_trickling_server_cannot_hold_a_request_past_its_deadline() -> None:
     assert elapsed < 2.5  # two 0.6 s attempts and a short backoff
 
 
-def test_a_malformed_200_then_a_good_reply_is_the_good_reply(inputs, tmp_path: Path) -> None:
-    replies = {1: (200, '{"choices":[]}', 0.0), 2: (200, "<html>proxy</html>", 0.0)}
+def test_a_200_that_is_not_json_is_retried_by_the_next_run(inputs, tmp_path: Path) -> None:
+    replies = {1: (200, "<html>proxy</html>", 0.0)}
 
     with FakeOpenAIServer(lambda n, b: replies.get(n, OK_REPLY)) as server:
-        model = ModelSettings(model="local-model")
-        endpoint = EndpointSettings(server.base_url, retries=3, backoff_base=0.01)
-        gate = EndpointGate(model, endpoint)
-        try:
-            summary = run_gate(
-                gate, inputs, tmp_path, trials=1, scenario_ids=[HOLD], progress=False
-            )
-        finally:
-            gate.close()
-    trial = json.loads((tmp_path / "local-model" / HOLD / "trial-1.json").read_text())
-    assert len(server.requests) == 3 and summary.n_errors == 0
-    assert (trial["status"], trial["attempts"], trial["commit_permission"]) == ("ok", 3, "blocked")
+        for expected in ("infrastructure_failed", "ok"):
+            model = ModelSettings(model="local-model")
+            endpoint = EndpointSettings(server.base_url, retries=3, backoff_base=0.01)
+            gate = EndpointGate(model, endpoint)
+            try:
+                summary = run_gate(
+                    gate, inputs, tmp_path, trials=1, scenario_ids=[HOLD], progress=False
+                )
+            finally:
+                gate.close()
+            trial = json.loads((tmp_path / "local-model" / HOLD / "trial-1.json").read_text())
+            assert (trial["status"], trial["attempts"]) == (expected, 1)
+            assert summary.n_errors == (expected != "ok")
+    assert len(server.requests) == 2 and trial["commit_permission"] == "blocked"
 
 
 def test_cancel_abandons_an_in_flight_request_at_once() -> None:
@@ -163,21 +166,73 @@ def test_redaction_of_url_credentials() -> None:
 
 
 @pytest.mark.usefixtures("inputs")  # the run sends the pinned inputs
-def test_credentials_in_the_base_url_are_never_written(tmp_path: Path) -> None:
+@pytest.mark.parametrize("status", [200, 500])
+def test_credentials_are_never_written_even_when_the_server_echoes_them(
+    tmp_path: Path, monkeypatch, status: int
+) -> None:
+    """A server that echoes the request (path, headers) into its reply, as a body or an
+    error: the URL's user info, its secret query values, the Basic credential made of them
+    and the key are redacted from every file written."""
     root = tmp_path / "root"
-    with FakeOpenAIServer() as server:
+
+    def echo(n: int, body: dict):
+        sent = {"path": server.paths[n - 1], "headers": server.headers[n - 1]}
+        text = json.dumps(sent)
+        return (200, chat_reply(text), 0.0) if status == 200 else (500, text, 0.0)
+
+    with FakeOpenAIServer(echo) as server:
         port = server.base_url.split(":")[2].split("/")[0]
-        url = f"http://alice:pa55word@127.0.0.1:{port}/v1?api_key=KEY123&api-version=7"
-        code = main(
-            ["--gate", "endpoint", "--out", str(root), "--base-url", url, "--model", "m",
-             "--scenarios", HOLD, "--trials", "1", "--no-progress"]
-        )  # fmt: skip
-    assert code == 0 and len(server.requests) == 1
-    sent = {k.lower(): v for k, v in server.headers[0].items()}
-    assert sent["authorization"].startswith("Basic ")  # the credentials were used
-    written = "".join(p.read_text(encoding="utf-8") for p in root.rglob("*") if p.is_file())
-    assert "pa55word" not in written and "KEY123" not in written and "alice" not in written
+        url = f"http://alice:pa55%40word@127.0.0.1:{port}/v1?api_key=KEY123&api-version=7"
+        argv = ["--gate", "endpoint", "--out", str(root), "--base-url", url, "--model", "m",
+                "--scenarios", HOLD, "--trials", "1", "--no-progress",
+                "--retries", "0"]  # fmt: skip
+        assert main(argv) == (0 if status == 200 else 1)
+        basic = {k.lower(): v for k, v in server.headers[0].items()}["authorization"]
+        assert basic == "Basic " + base64.b64encode(b"alice:pa55@word").decode()
+        assert "api_key=KEY123" in server.paths[0]
+        monkeypatch.setenv("ECHO_KEY", "sk-echo-key-1")
+        keyed = tmp_path / "keyed"
+        assert main([*argv[:3], str(keyed), *argv[4:], "--api-key-env", "ECHO_KEY"]) in (0, 1)
+        sent = {k.lower(): v for k, v in server.headers[1].items()}
+        assert sent["authorization"] == "Bearer sk-echo-key-1"  # never the URL's user info
+    echoed = basic.removeprefix("Basic ")
+    for where in (root, keyed):
+        written = "".join(p.read_text(encoding="utf-8") for p in where.rglob("*") if p.is_file())
+        assert "REDACTED" in written
+        for secret in ("pa55", "KEY123", "alice", echoed, "sk-echo-key-1"):
+            assert secret not in written, (where, secret)
     plan = json.loads((root / "RUN_PLAN.json").read_text())
     assert plan["variant_settings"]["m"]["base_url"] == (
         f"http://REDACTED@127.0.0.1:{port}/v1/chat/completions?api_key=REDACTED&api-version=7"
     )
+
+
+@pytest.mark.parametrize(
+    ("option", "value", "named"),
+    [
+        ("--temperature", "nan", "--temperature nan"),
+        ("--temperature", "inf", "--temperature inf"),
+        ("--temperature", "-0.5", "--temperature -0.5"),
+        ("--max-tokens", "-1", "--max-tokens -1"),
+        ("--max-tokens", "0", "--max-tokens 0"),
+        ("--timeout", "0", "--timeout 0"),
+        ("--timeout", "nan", "--timeout nan"),
+        ("--retries", "-1", "--retries -1"),
+        ("--backoff", "-inf", "--backoff -inf"),
+        ("--trials", "0", "--trials 0"),
+        ("--concurrency", "0", "--concurrency 0"),
+        ("--base-url", "127.0.0.1:8000/v1", "--base-url"),
+    ],
+)
+def test_settings_that_cannot_be_sent_are_refused_before_any_request(
+    tmp_path: Path, capsys, option: str, value: str, named: str
+) -> None:
+    with FakeOpenAIServer() as server:
+        settings = {"--base-url": server.base_url, option: value}
+        argv = ["--gate", "endpoint", "--out", str(tmp_path / "root"), "--model", "m",
+                "--scenarios", HOLD, "--trials", "1", "--no-progress"]  # fmt: skip
+        argv += [f"{name}={given}" for name, given in settings.items()]
+        assert main(argv) == 2
+    err = capsys.readouterr().err.strip()
+    assert len(err.splitlines()) == 1 and err.startswith("error: ") and named in err
+    assert server.requests == [] and not (tmp_path / "root").exists()

@@ -213,3 +213,70 @@ def test_the_system_prompt_is_the_one_upstreams_runner_sends() -> None:
         [node(), "--input-type=module", "-e", script], capture_output=True, check=True
     )
     assert load_pinned_inputs().system_prompt.encode("utf-8") == done.stdout
+
+
+def _drop(key: str):
+    def change(doc: dict) -> None:
+        del doc[key]
+
+    return change
+
+
+def _set_row(i: int, key: str, value):
+    def change(doc: dict) -> None:
+        doc["scenarios"][i][key] = value
+
+    return change
+
+
+def _replace_row(i: int, value):
+    def change(doc: dict) -> None:
+        doc["scenarios"][i] = value
+
+    return change
+
+
+def _set_hash(sid: str, value):
+    def change(doc: dict) -> None:
+        doc["scenario_hashes"][sid] = value
+
+    return change
+
+
+def _duplicate_row(doc: dict) -> None:
+    doc["scenarios"].append(dict(doc["scenarios"][0]))
+
+
+@pytest.mark.parametrize(
+    ("which", "change", "named"),
+    [
+        ("parity", _drop("scenarios"), "field scenarios: missing"),
+        ("parity", _set_row(3, "user_input", 7), "field user_input: differs"),
+        ("parity", _set_row(0, "expected_action", "maybe"), "field expected_action: 'maybe'"),
+        ("parity", _set_row(2, "id", ["x"]), "field scenarios[2].id: expected a string"),
+        ("parity", _replace_row(4, "row"), "field scenarios[4]: expected an object"),
+        ("parity", _duplicate_row, "is listed twice"),
+        ("manifest", _drop("prompt_sha256"), "field prompt_sha256: missing"),
+        ("manifest", _drop("scenario_hashes"), "field scenario_hashes: missing"),
+        ("manifest", _set_hash("account-cancellation-001", 5), "scenario_hashes.account-"),
+    ],
+)
+def test_a_bad_parity_or_manifest_file_is_one_error_line(
+    tmp_path: Path, capsys, which: str, change, named: str
+) -> None:
+    from analysis.runner.cli import main
+
+    sources = {"parity": paths.parity_vectors(), "manifest": MANIFEST}
+    copies = {name: tmp_path / path.name for name, path in sources.items()}
+    for name, path in sources.items():
+        doc = json.loads(path.read_text(encoding="utf-8"))
+        if name == which:
+            change(doc)
+        copies[name].write_text(json.dumps(doc), encoding="utf-8")
+    code = main(["--gate", "always-hold", "--out", str(tmp_path / "root"), "--no-progress",
+                 "--parity-vectors", str(copies["parity"]),
+                 "--release-manifest", str(copies["manifest"])])  # fmt: skip
+    err = capsys.readouterr().err.strip()
+    assert code == 2 and len(err.splitlines()) == 1, err
+    assert err.startswith(f"error: {copies[which]}") and named in err
+    assert not (tmp_path / "root").exists()

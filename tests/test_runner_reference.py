@@ -120,7 +120,7 @@ def test_modal_ties_go_to_the_first_value_seen() -> None:
     assert modal_permission([None, "blocked", "allowed"]) == ("blocked", 1)
     assert modal_permission([None, None]) == (None, 0)
     cell = score_cell([None, None, None], "blocked")
-    assert cell["modal_commit_permission"] is None and cell["modal_correct"] is False
+    assert cell["modal_commit_permission"] is None and cell["modal_correct"] is None
     cell = score_cell(["blocked", None, "blocked", "allowed", "blocked"], "blocked")
     assert (cell["n_correct_trials"], cell["pass_all_trials"], cell["modal_correct"]) == (
         3,

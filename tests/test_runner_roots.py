@@ -210,3 +210,28 @@ def test_shards_with_another_temperature_under_one_label_do_not_merge(tmp_path: 
         load_trials([runs / "shard-1", runs / "shard-2"])
     with pytest.raises(VerdictError, match="Shared"):
         load_run_root([runs / "shard-1", runs / "shard-2"])
+
+
+def test_another_model_without_a_label_is_refused_unless_added_by_run_id(
+    inputs, tmp_path: Path
+) -> None:
+    from analysis.runner.client import EndpointSettings
+    from analysis.runner.gates import EndpointGate, ModelSettings
+
+    def gate(model: str) -> EndpointGate:
+        return EndpointGate(ModelSettings(model=model), EndpointSettings("http://127.0.0.1:9/v1"))
+
+    root = tmp_path / "root"
+    # Shard 200/200 of 106 scenarios is empty: no request is made, only the plan is written.
+    run_gate(gate("model-a"), inputs, root, trials=1, shard=(200, 200), progress=False)
+    plan = (root / "RUN_PLAN.json").read_bytes()
+    with pytest.raises(RunRootError, match=r"'model-a', not 'model-b'.*--run-id"):
+        run_gate(gate("model-b"), inputs, root, trials=1, shard=(200, 200), progress=False)
+    assert (root / "RUN_PLAN.json").read_bytes() == plan
+    run_id = json.loads(plan)["run_id"]
+    run_gate(gate("model-b"), inputs, root, trials=1, shard=(200, 200), run_id=run_id,
+             progress=False)  # fmt: skip
+    assert json.loads((root / "RUN_PLAN.json").read_text())["planned_variants"] == [
+        "model-a",
+        "model-b",
+    ]

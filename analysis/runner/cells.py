@@ -31,18 +31,23 @@ def modal_permission(permissions: Sequence[str | None]) -> tuple[str | None, int
 
 
 def score_cell(permissions: Sequence[str | None], required: str) -> dict[str, Any]:
-    """Modal, pass-all and per-trial correctness of one cell's trial permissions."""
-    correctness = [p is not None and p == required for p in permissions]
+    """Modal, pass-all and per-trial correctness of one cell's trial permissions, as the
+    release's cell records state them: a trial or modal decision without a permission is
+    neither correct nor wrong (null), and ``first_k_all_correct`` holds k = 1, 3, 5 (false
+    where the cell has fewer than k trials)."""
+    correctness = [None if p not in GATES else p == required for p in permissions]
     modal, modal_count = modal_permission(permissions)
     n = len(permissions)
     return {
         "n_trials": n,
-        "n_correct_trials": sum(correctness),
+        "n_correct_trials": sum(c is True for c in correctness),
         "trial_permissions": list(permissions),
         "trial_correctness": correctness,
         "modal_commit_permission": modal,
         "modal_count": modal_count,
-        "modal_correct": modal is not None and modal == required,
-        "pass_all_trials": n > 0 and all(correctness),
-        "first_k_all_correct": {str(k): all(correctness[:k]) for k in FIRST_K_LEVELS if k <= n},
+        "modal_correct": None if modal is None else modal == required,
+        "pass_all_trials": n > 0 and all(c is True for c in correctness),
+        "first_k_all_correct": {
+            str(k): n >= k and all(c is True for c in correctness[:k]) for k in FIRST_K_LEVELS
+        },
     }

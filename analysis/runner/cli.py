@@ -190,6 +190,9 @@ def _main(argv: list[str]) -> int:
         print(f"wrote {n} rows to {args.out}")
         return 0
     args = _run_parser().parse_args(argv)
+    for option, value in (("--trials", args.trials), ("--concurrency", args.concurrency)):
+        if value < 1:
+            return _refuse(f"{option} {value}: at least 1")
     try:
         inputs = load_pinned_inputs(
             args.parity_vectors, args.release_manifest, args.scenarios_dir, args.prompt
@@ -198,7 +201,7 @@ def _main(argv: list[str]) -> int:
         return _refuse(exc)
     try:
         gate, settings = build_gate(args)
-    except RuntimeError as exc:
+    except (RuntimeError, ValueError) as exc:
         return _refuse(exc)
     ids = [s for s in (args.scenarios or "").split(",") if s]
     try:

@@ -2,9 +2,10 @@
 
 Every attempt has a whole-request deadline (``timeout`` seconds from the first byte sent to
 the last byte read), not a per-read timeout, so a server that trickles bytes cannot hold a
-request. A 200 reply that is not a chat-completions object (not JSON, an HTML page, no
-``choices`` or an empty list) is an infrastructure failure, retried like a 5xx: it is never
-the model's answer. Waits between attempts honour ``Retry-After`` (seconds or an HTTP date)
+request. As in the release's runner, HTTP 408, 429 and 5xx replies, deadlines and network
+errors are retried; any other status outside 2xx and a 2xx body that is not JSON are failures
+not retried; a 2xx JSON body is the reply, whatever its shape (the gate reads its text).
+Waits between attempts honour ``Retry-After`` (seconds or an HTTP date)
 and otherwise back off exponentially with jitter. A ``threading.Event`` cancels waits and
 abandons in-flight attempts at once.
 """
@@ -12,6 +13,7 @@ abandons in-flight attempts at once.
 from __future__ import annotations
 
 import json
+import math
 import os
 import random
 import threading
@@ -20,13 +22,14 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from email.utils import parsedate_to_datetime
 from typing import Any
+from urllib.parse import unquote, urlsplit
 
 import httpx
 
-from analysis.runner.secrets import redact_text
+from analysis.runner.secrets import basic_credential, redact_text, url_secrets
 
 #: HTTP statuses worth retrying: rate limits, timeouts and server errors.
-TRANSIENT_STATUSES = frozenset({408, 409, 425, 429, 500, 502, 503, 504})
+TRANSIENT_STATUSES = frozenset({408, 429, 500, 502, 503, 504})
 #: How often a waiting worker looks at the deadline and the cancel event (seconds).
 POLL_S = 0.05
 
@@ -47,6 +50,21 @@ class EndpointSettings:
     backoff_max: float = 60.0
     retry_after_max: float = 300.0
 
+    def __post_init__(self) -> None:
+        limits = [
+            ("--timeout", self.timeout, "a finite number of seconds > 0", lambda v: v > 0),
+            ("--retries", self.retries, "a whole number >= 0", lambda v: v >= 0),
+            ("--backoff", self.backoff_base, "a finite number of seconds >= 0", lambda v: v >= 0),
+        ]
+        for option, value, rule, ok in limits:
+            if not (math.isfinite(value) and ok(value)):
+                raise ValueError(f"{option} {value}: {rule}")
+        url = urlsplit(self.base_url)
+        if url.scheme not in ("http", "https") or not url.hostname:
+            raise ValueError(
+                f"--base-url {redact_text(self.base_url)!r}: not an http(s) URL with a host"
+            )
+
     @property
     def url(self) -> str:
         """The chat-completions URL under ``base_url`` (its query string kept)."""
@@ -56,15 +74,37 @@ class EndpointSettings:
             path = f"{path}/chat/completions"
         return str(url.copy_with(path=path))
 
+    @property
+    def request_url(self) -> str:
+        """:attr:`url` without its user info, which is sent as a header instead."""
+        return str(httpx.URL(self.url).copy_with(username=None, password=None))
+
+    def _key(self) -> str | None:
+        if not self.api_key_env:
+            return None
+        key = os.environ.get(self.api_key_env)
+        if not key:
+            raise RuntimeError(f"environment variable {self.api_key_env} is not set")
+        return key
+
     def headers(self) -> dict[str, str]:
-        """Request headers, with a bearer token from ``api_key_env`` when it is set."""
+        """Request headers: a bearer token from ``api_key_env`` when it is set, else Basic
+        credentials from the URL's user info when it has any (the key always wins)."""
         headers = {"content-type": "application/json"}
-        if self.api_key_env:
-            key = os.environ.get(self.api_key_env)
-            if not key:
-                raise RuntimeError(f"environment variable {self.api_key_env} is not set")
+        key = self._key()
+        parts = urlsplit(self.base_url)
+        if key:
             headers["authorization"] = f"Bearer {key}"
+        elif "@" in parts.netloc:
+            user, _, password = parts.netloc.rsplit("@", 1)[0].partition(":")
+            credential = basic_credential(unquote(user), unquote(password))
+            headers["authorization"] = f"Basic {credential}"
         return headers
+
+    def secrets(self) -> list[str]:
+        """The values :class:`~analysis.runner.secrets.Redactor` keeps out of what is written."""
+        key = self._key()
+        return [*url_secrets(self.base_url), *([key, f"Bearer {key}"] if key else [])]
 
 
 @dataclass
@@ -74,11 +114,13 @@ class CallResult:
     ok: bool
     http_status: int | None
     response_body_raw: str | None
-    response_json: dict[str, Any] | None
+    response_json: Any
     error: str | None
     attempts: int
     wall_ms: int
     retry_after_s: float | None = field(default=None, repr=False)
+    #: Every attempt failed in a way worth retrying, and no retry was left.
+    transient_attempts_exhausted: bool = False
 
 
 def parse_retry_after(value: str | None, now: datetime | None = None) -> float | None:
@@ -109,23 +151,8 @@ def backoff_delay(settings: EndpointSettings, retry: int, rng: random.Random) ->
     return d / 2 + rng.uniform(0, d / 2)
 
 
-def chat_payload_problem(payload: Any) -> str | None:
-    """Why a 200 JSON body is not a chat-completions reply, or None when it is one."""
-    if not isinstance(payload, dict):
-        return "response JSON is not an object"
-    choices = payload.get("choices")
-    if not isinstance(choices, list):
-        return "response has no choices list"
-    if not choices:
-        return "response has an empty choices list"
-    if not isinstance(choices[0], dict) or not isinstance(choices[0].get("message"), dict):
-        return "response choices[0] has no message object"
-    return None
-
-
-def _looks_like_html(response: httpx.Response, text: str) -> bool:
-    kind = response.headers.get("content-type", "").lower()
-    return "html" in kind or text.lstrip()[:15].lower().startswith(("<!doctype", "<html"))
+def _no_constant(name: str) -> Any:
+    raise ValueError(f"{name} is not JSON")
 
 
 class _Attempt:
@@ -143,7 +170,7 @@ class _Attempt:
         try:
             with self.client.stream(
                 "POST",
-                self.settings.url,
+                self.settings.request_url,
                 json=self.body,
                 headers=self.settings.headers(),
                 timeout=httpx.Timeout(self.settings.timeout),
@@ -199,19 +226,14 @@ def _attempt(
     assert response is not None
     text = attempt.content.decode("utf-8", errors="replace")
     status = response.status_code
-    if status >= 400:
+    if not 200 <= status < 300:
         call = result(status, text, None, f"HTTP {status}: {text[:400]}")
         call.retry_after_s = parse_retry_after(response.headers.get("retry-after"))
         return call, status in TRANSIENT_STATUSES
-    if _looks_like_html(response, text):
-        return result(status, text, None, f"HTTP {status} with an HTML body, not JSON"), True
     try:
-        payload = json.loads(text)
-    except ValueError as exc:
-        return result(status, text, None, f"response not JSON: {exc}"), True
-    problem = chat_payload_problem(payload)
-    if problem is not None:
-        return result(status, text, None, problem), True
+        payload = json.loads(text, parse_constant=_no_constant)
+    except (ValueError, RecursionError) as exc:
+        return result(status, text, None, f"response not JSON: {exc}"), False
     return result(status, text, payload, None, ok=True), False
 
 
@@ -235,7 +257,10 @@ def post_with_retries(
         result, transient = _attempt(client, settings, body, cancel)
         total_ms += result.wall_ms
         result.attempts, result.wall_ms = attempt, total_ms
-        if result.ok or not transient or attempt > settings.retries:
+        if result.ok or not transient:
+            return result
+        if attempt > settings.retries:
+            result.transient_attempts_exhausted = True
             return result
         wait = result.retry_after_s
         if wait is not None and wait > settings.retry_after_max:

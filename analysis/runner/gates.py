@@ -8,6 +8,7 @@ chat-completions server.
 
 from __future__ import annotations
 
+import math
 import re
 import threading
 import time
@@ -18,8 +19,8 @@ import httpx
 
 from analysis.runner.client import EndpointSettings, make_http_client, post_with_retries
 from analysis.runner.inputs import PinnedScenario
-from analysis.runner.parsing import ParsedVerdict, parse_response, verdict_text
-from analysis.runner.secrets import redact_text
+from analysis.runner.parsing import ParsedVerdict, js_truthy, parse_response, verdict_text
+from analysis.runner.secrets import Redactor
 from analysis.vocabulary import ALLOWED, BLOCKED
 
 OK = "ok"
@@ -47,10 +48,11 @@ class GateOutcome:
     error: str | None = None
     http_status: int | None = None
     attempts: int = 1
+    transient_attempts_exhausted: bool = False
     usage: dict[str, Any] | None = None
     wall_ms: int = 0
     response_id: str | None = None
-    response_body_parsed: dict[str, Any] | None = None
+    response_body_parsed: Any = None
     raw_text: str | None = None
 
 
@@ -183,6 +185,18 @@ class ModelSettings:
     reasoning_effort: str | None = None
     reasoning_label: str | None = None
 
+    def __post_init__(self) -> None:
+        if self.temperature is not None and not (
+            math.isfinite(self.temperature) and self.temperature >= 0
+        ):
+            raise ValueError(
+                f"--temperature {self.temperature}: a temperature is a finite number >= 0"
+            )
+        if self.max_tokens is not None and self.max_tokens < 1:
+            raise ValueError(f"--max-tokens {self.max_tokens}: at least 1 token")
+        if not self.model.strip():
+            raise ValueError("--model is empty")
+
     @property
     def reasoning(self) -> str:
         """The reasoning label: explicit label, else the effort, else ``off``."""
@@ -193,34 +207,61 @@ def _variant_key(label: str) -> str:
     return re.sub(r"[^A-Za-z0-9._-]+", "-", label).strip("-") or "endpoint"
 
 
-def _response_text(payload: dict[str, Any]) -> tuple[str, str | None]:
-    """The assistant text and finish reason of a checked chat-completions payload.
-
-    The client has already refused payloads without ``choices[0].message``; a message with
-    no text content is the model's (empty) answer.
-    """
-    choice = payload["choices"][0]
-    content = choice["message"].get("content")
+def response_text(payload: Any) -> str:
+    """The assistant text of a chat-completions payload, as the release's runner reads it:
+    ``choices[0].message.content`` (a string, or the strings and ``text`` parts of a list);
+    anything else, a ``refusal`` field included, reads as no text."""
+    choices = payload.get("choices") if isinstance(payload, dict) else None
+    if not isinstance(choices, list) or not choices or not isinstance(choices[0], dict):
+        return ""
+    message = choices[0].get("message")
+    if not isinstance(message, dict) or not message:
+        return ""
+    content = message.get("content")
+    if isinstance(content, str):
+        return content
     if isinstance(content, list):
-        content = "".join(
-            p if isinstance(p, str) else str(p.get("text", "")) for p in content if p is not None
+        return "".join(
+            part
+            if isinstance(part, str)
+            else part["text"]
+            if isinstance(part, dict) and isinstance(part.get("text"), str)
+            else ""
+            for part in content
         )
-    return (content if isinstance(content, str) else ""), choice.get("finish_reason")
+    return ""
 
 
-def _usage(payload: dict[str, Any]) -> dict[str, Any] | None:
-    usage = payload.get("usage")
-    if not isinstance(usage, dict):
+def finish_reason(payload: Any) -> Any:
+    """``choices[0].finish_reason`` (None when absent)."""
+    choices = payload.get("choices") if isinstance(payload, dict) else None
+    first = choices[0] if isinstance(choices, list) and choices else None
+    return first.get("finish_reason") if isinstance(first, dict) else None
+
+
+def usage_record(payload: Any) -> dict[str, Any] | None:
+    """The reply's token counts in the release's trial-record shape:
+    ``{input_tokens, output_tokens[, output_tokens_details.reasoning_tokens]}``."""
+    usage = payload.get("usage") if isinstance(payload, dict) else None
+    if not js_truthy(usage):
         return None
-    details = usage.get("completion_tokens_details") or usage.get("output_tokens_details") or {}
-    normalized: dict[str, Any] = {
-        "input_tokens": usage.get("prompt_tokens", usage.get("input_tokens", 0)),
-        "output_tokens": usage.get("completion_tokens", usage.get("output_tokens", 0)),
-        "total_tokens": usage.get("total_tokens"),
+    usage = usage if isinstance(usage, dict) else {}
+
+    def first(*values: Any) -> Any:
+        return next((v for v in values if v is not None), None)
+
+    def details(key: str) -> Any:
+        value = usage.get(key)
+        return value.get("reasoning_tokens") if isinstance(value, dict) else None
+
+    record: dict[str, Any] = {
+        "input_tokens": first(usage.get("input_tokens"), usage.get("prompt_tokens"), 0),
+        "output_tokens": first(usage.get("output_tokens"), usage.get("completion_tokens"), 0),
     }
-    if isinstance(details, dict) and details.get("reasoning_tokens") is not None:
-        normalized["output_tokens_details"] = {"reasoning_tokens": details["reasoning_tokens"]}
-    return normalized
+    reasoning = first(details("output_tokens_details"), details("completion_tokens_details"))
+    if reasoning is not None:
+        record["output_tokens_details"] = {"reasoning_tokens": reasoning}
+    return record
 
 
 class EndpointGate:
@@ -233,6 +274,7 @@ class EndpointGate:
         self.endpoint = endpoint
         self.variant_key = _variant_key(model.label or model.model)
         endpoint.headers()  # fail fast when the API-key variable is unset
+        self._redactor = Redactor(endpoint.secrets())
         self._client: httpx.Client = make_http_client(endpoint, concurrency)
         self._cancel = threading.Event()
 
@@ -267,31 +309,37 @@ class EndpointGate:
         """One call (with retries); failures become unscored outcomes, never decisions."""
         body = self.request_body(scenario, system_prompt)
         call = post_with_retries(self._client, self.endpoint, body, cancel=self._cancel)
+        redact = self._redactor
         common = {
+            "transient_attempts_exhausted": call.transient_attempts_exhausted,
             "request_body": body,
-            "response_body_raw": call.response_body_raw,
+            "response_body_raw": None
+            if call.response_body_raw is None
+            else redact.text(call.response_body_raw),
             "http_status": call.http_status,
             "attempts": call.attempts,
             "wall_ms": call.wall_ms,
         }
-        if not call.ok or call.response_json is None:
+        if not call.ok:
             filtered = call.http_status == 400 and bool(
                 _CYBER_POLICY.search(call.response_body_raw or "")
             )
             status = PROVIDER_FILTERED if filtered else INFRASTRUCTURE_FAILED
             return GateOutcome(
-                status=status, verdict=None, error=redact_text(call.error or ""), **common
+                status=status, verdict=None, error=redact.text(call.error or ""), **common
             )
-        text, finish_reason = _response_text(call.response_json)
+        payload = redact.value(call.response_json)
+        text = response_text(payload)
         verdict = parse_response(text)
-        truncated = finish_reason == "length"
+        truncated = finish_reason(payload) == "length"
+        response_id = payload.get("id") if isinstance(payload, dict) else None
         return GateOutcome(
             status=status_for(verdict, truncated),
             verdict=verdict,
             truncated=truncated,
-            usage=_usage(call.response_json),
-            response_id=call.response_json.get("id"),
-            response_body_parsed=call.response_json,
+            usage=usage_record(payload),
+            response_id=response_id if js_truthy(response_id) else None,
+            response_body_parsed=payload,
             raw_text=text,
             **common,
         )

@@ -24,7 +24,7 @@ from typing import Any
 from analysis import paths
 from analysis.files import read_json, read_text
 from analysis.runner.render import RenderError, first_difference, render_scenario
-from analysis.vocabulary import required_gate
+from analysis.vocabulary import BASELINE_DOMAINS, required_gate
 
 NO_FLAGS = frozenset({"", "none"})
 
@@ -195,8 +195,11 @@ def check_parity_vectors(
             f"manifest's prompt_sha256 {sha256_text(prompt)}; refusing to run"
         )
     seen = set()
-    for row in rows:
-        sid = row.get("id") if isinstance(row, dict) else None
+    for i, row in enumerate(rows):
+        sid = _typed(_typed(rows, i, dict, path, f"scenarios[{i}]"), "id", str, path,
+                     f"scenarios[{i}].id")  # fmt: skip
+        if sid in seen:
+            raise PinnedInputError(f"{path}: field scenarios[{i}].id: {sid!r} is listed twice")
         scenario = by_id.get(sid)
         if scenario is None:
             raise PinnedInputError(f"{path}: scenario {sid}: not pinned by the release manifest")
@@ -225,6 +228,22 @@ def check_parity_vectors(
         raise PinnedInputError(f"{path}: scenarios pinned by the manifest but absent: {missing}")
 
 
+def _typed(container: Any, key: str | int, kind: type, file: Path, path: str) -> Any:
+    """``container[key]``, refused (naming the file and the field) when it is missing or not
+    of ``kind``."""
+    try:
+        value = container[key]
+    except (KeyError, IndexError, TypeError):
+        raise PinnedInputError(f"{file}: field {path}: missing") from None
+    if not isinstance(value, kind) or isinstance(value, bool) is not (kind is bool):
+        names = {str: "a string", dict: "an object", list: "a list"}
+        raise PinnedInputError(
+            f"{file}: field {path}: expected {names.get(kind, kind.__name__)}, "
+            f"got {type(value).__name__}"
+        )
+    return value
+
+
 def load_pinned_inputs(
     parity_vectors: Path | None = None,
     release_manifest: Path | None = None,
@@ -246,10 +265,11 @@ def load_pinned_inputs(
         if not isinstance(parity, dict):
             raise PinnedInputError(f"{parity_path}: not a JSON object")
     manifest = _read_json(release_manifest)
-    pinned_hashes = manifest.get("scenario_hashes") if isinstance(manifest, dict) else None
-    if not isinstance(pinned_hashes, dict) or "prompt_sha256" not in manifest:
-        raise PinnedInputError(f"{release_manifest}: no scenario_hashes or prompt_sha256")
-    prompt = read_prompt(prompt_file, parity, parity_path, manifest["prompt_sha256"])
+    pinned_hashes = _typed(manifest, "scenario_hashes", dict, release_manifest, "scenario_hashes")
+    pinned_prompt = _typed(manifest, "prompt_sha256", str, release_manifest, "prompt_sha256")
+    for sid in pinned_hashes:
+        _typed(pinned_hashes, sid, str, release_manifest, f"scenario_hashes.{sid}")
+    prompt = read_prompt(prompt_file, parity, parity_path, pinned_prompt)
     scenarios = tuple(
         read_scenario(sid, scenarios_dir, pinned_hashes[sid]) for sid in sorted(pinned_hashes)
     )
@@ -270,7 +290,9 @@ def scenario_metadata(scenario: PinnedScenario, scenarios_dir: Path | None = Non
         "expected_action": scenario.expected_action,
         "direction": taxonomy.get("direction"),
         "functional_category": taxonomy.get("functional_category"),
-        "domain": taxonomy.get("domain", raw.get("domain")),
+        "domain": taxonomy.get("domain")
+        if taxonomy.get("domain") is not None
+        else BASELINE_DOMAINS.get(raw.get("domain")),
         "source_provenance": taxonomy.get("source_provenance"),
         "irreversibility_class": raw.get("irreversibility_class"),
         "action_verb": raw.get("action_verb"),

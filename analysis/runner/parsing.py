@@ -1,17 +1,23 @@
 """The response parser: a model's reply text -> a normalised verdict.
 
-Two readings of one reply, as the release defines them:
+Two readings of one reply:
 
-* the **benchmark extractor** (what published trial records hold): the reply is read as a
-  JSON object; when the text is not bare JSON, the object is recovered from a fenced code
-  block or from the first JSON object embedded in prose (``parse_recovered``); a missing or
-  invalid ``commit_permission`` is inferred from ``policy_action`` and an enum written in
-  the wrong case is lower-cased, each with a normalisation warning. No object, or no
-  permission that can be read or inferred, is a parse failure (no decision).
+* the **benchmark extractor** (what trial records hold), restating the release tooling's
+  ``parseAndNormalize`` rule for rule: the reply is parsed as JSON whole; when that gives
+  no truthy value, the span from the first ``{`` to the last ``}`` is parsed; when that
+  fails too, the fields are read one by one with patterns (``parse_recovered``). A
+  ``commit_permission`` other than exactly ``"allowed"`` or ``"blocked"`` is replaced by the
+  one ``policy_action`` implies (continue/show_progress -> allowed; request_approval/escalate
+  -> blocked; ``parse_recovered``, with a warning), else null. A reply is a parse failure
+  only when it yields neither a permission nor a policy action: a policy action without a
+  permission (``ask_clarification``) is a parsed reply with no decision.
 * the **strict format contract** (``format_ok``; the parity vectors' ``expected_format_ok``):
   the whole reply, surrounding whitespace aside, is one JSON object whose
   ``commit_permission`` is exactly ``"allowed"`` or ``"blocked"``. ``strict_commit_permission``
   is the permission under that contract.
+
+JavaScript's semantics are kept where they decide an outcome: truthiness (``[]`` and ``{}``
+are true, ``0`` and ``""`` false), ``JSON.parse`` (no ``NaN``), ``\\s`` and ``Number()``.
 """
 
 from __future__ import annotations
@@ -20,15 +26,32 @@ import json
 import math
 import re
 from dataclasses import dataclass, field
+from typing import Any
 
-from analysis.vocabulary import ALLOWED, BLOCKED, GATE_BY_VERB, GATES
+from analysis.vocabulary import ALLOWED, BLOCKED, GATES
 
+POLICY_ACTIONS = ("continue", "show_progress", "ask_clarification", "request_approval", "escalate")
 CLARIFICATION_MODES = ("none", "answer_then_commit", "refuse_pending_auth")
-#: policy_action -> the commit permission it implies (used only to infer a missing one).
-PERMISSION_BY_POLICY_ACTION: dict[str, str] = {**GATE_BY_VERB, "show_progress": ALLOWED}
+#: policy_action -> the commit permission it implies (used only to infer a missing one);
+#: ask_clarification implies none.
+PERMISSION_BY_POLICY_ACTION: dict[str, str] = {
+    "continue": ALLOWED,
+    "show_progress": ALLOWED,
+    "request_approval": BLOCKED,
+    "escalate": BLOCKED,
+}
 
-_FENCE = re.compile(r"```[A-Za-z0-9_-]*[ \t]*\r?\n?(.*?)```", re.DOTALL)
-_DECODER = json.JSONDecoder()
+#: JavaScript's ``\s``.
+_WS = "[\\t\\n\\v\\f\\r \\u00a0\\u1680\\u2000-\\u200a\\u2028\\u2029\\u202f\\u205f\\u3000\\ufeff]"
+_SPAN = re.compile(r"\{.*\}", re.DOTALL)
+_FIELDS = {
+    "policy_action": re.compile(f'"policy_action"{_WS}*:{_WS}*"([a-z_]+)"'),
+    "commit_permission": re.compile(f'"commit_permission"{_WS}*:{_WS}*"([a-z]+)"'),
+    "human_required": re.compile(f'"human_required"{_WS}*:{_WS}*(true|false)'),
+    "clarification_mode": re.compile(f'"clarification_mode"{_WS}*:{_WS}*"([a-z_]+)"'),
+    "confidence": re.compile(f'"confidence"{_WS}*:{_WS}*([0-9.]+)'),
+    "reason": re.compile(f'"reason"{_WS}*:{_WS}*"((?:[^"\\\\]|\\\\[^\\n\\r\\u2028\\u2029])*)"'),
+}
 
 
 @dataclass(frozen=True)
@@ -36,19 +59,15 @@ class ParsedVerdict:
     """A parsed reply: the verdict fields plus how it was obtained."""
 
     commit_permission: str | None
-    policy_action: str | None = None
+    policy_action: Any = None
     human_required: bool | None = None
-    clarification_mode: str | None = None
+    clarification_mode: Any = None
     confidence: float | None = None
-    reason: str | None = None
+    reason: Any = None
     format_ok: bool = False
     parse_recovered: bool = False
+    parse_failed: bool = True
     warnings: tuple[str, ...] = field(default_factory=tuple)
-
-    @property
-    def parse_failed(self) -> bool:
-        """True when no decision could be read (commit_permission is null)."""
-        return self.commit_permission is None
 
     @property
     def strict_commit_permission(self) -> str | None:
@@ -56,115 +75,144 @@ class ParsedVerdict:
         return self.commit_permission if self.format_ok else None
 
 
-def _bare_object(text: str) -> dict | None:
-    try:
-        value = json.loads(text)
-    except ValueError:
-        return None
-    return value if isinstance(value, dict) else None
-
-
-def _embedded_object(text: str) -> tuple[dict | None, str | None]:
-    """The first JSON object in a fenced block, else the first one embedded in the text."""
-    for match in _FENCE.finditer(text):
-        found = _bare_object(match.group(1).strip())
-        if found is not None:
-            return found, "json_recovered_from_fenced_block"
-    for start in (m.start() for m in re.finditer(r"\{", text)):
-        try:
-            value, _ = _DECODER.raw_decode(text, start)
-        except ValueError:
-            continue
-        if isinstance(value, dict):
-            return value, "json_recovered_from_surrounding_text"
-    return None, None
-
-
-def _permission(obj: dict, warnings: list[str]) -> str | None:
-    value = obj.get("commit_permission")
-    if isinstance(value, str) and value in GATES:
-        return value
-    if isinstance(value, str) and value.strip().lower() in GATES:
-        warnings.append("commit_permission_case_normalized")
-        return value.strip().lower()
-    if value is not None:
-        warnings.append("commit_permission_invalid")
-    action = obj.get("policy_action")
-    if isinstance(action, str) and action.strip().lower() in PERMISSION_BY_POLICY_ACTION:
-        warnings.append("commit_permission_inferred_from_policy_action")
-        return PERMISSION_BY_POLICY_ACTION[action.strip().lower()]
-    if value is None:
-        warnings.append("commit_permission_missing")
-    return None
-
-
-def _optional_str(obj: dict, key: str, warnings: list[str]) -> str | None:
-    value = obj.get(key)
-    if value is None or isinstance(value, str):
-        return value
-    warnings.append(f"{key}_not_a_string")
-    return None
-
-
-def _human_required(obj: dict, warnings: list[str]) -> bool | None:
-    value = obj.get("human_required")
-    if value is None or isinstance(value, bool):
-        return value
-    warnings.append("human_required_not_boolean")
-    return None
-
-
-def _clarification_mode(obj: dict, warnings: list[str]) -> str | None:
-    value = obj.get("clarification_mode")
-    if value is None or value in CLARIFICATION_MODES:
-        return value
-    warnings.append("clarification_mode_invalid")
-    return None
-
-
-def _confidence(obj: dict, warnings: list[str]) -> float | None:
-    value = obj.get("confidence")
-    if value is None:
-        return None
+def js_truthy(value: Any) -> bool:
+    """JavaScript's truthiness of a JSON value."""
+    if value is None or value is False:
+        return False
     if isinstance(value, int | float) and not isinstance(value, bool):
-        number = float(value)
-        if math.isfinite(number) and 0.0 <= number <= 1.0:
-            return number
-    warnings.append("confidence_invalid")
-    return None
+        return value != 0 and not (isinstance(value, float) and math.isnan(value))
+    if isinstance(value, str):
+        return value != ""
+    return True
+
+
+def js_string(value: Any) -> str:
+    """A JSON value as a JavaScript template literal prints it."""
+    if value is None:
+        return "null"
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, float) and value.is_integer() and abs(value) < 1e21:
+        return str(int(value))
+    if isinstance(value, list):
+        return ",".join("" if v is None else js_string(v) for v in value)
+    if isinstance(value, dict):
+        return "[object Object]"
+    return str(value)
+
+
+def _reject_constant(name: str) -> Any:
+    raise ValueError(f"{name} is not JSON")
+
+
+def json_parse(text: str) -> Any:
+    """``JSON.parse``: the value, or None when it throws (``NaN``/``Infinity`` are not JSON)."""
+    try:
+        return json.loads(text, parse_constant=_reject_constant)
+    except (ValueError, RecursionError):
+        return None
+
+
+def js_number(text: str) -> float:
+    """``Number()`` of a run of digits and dots (``NaN`` when it is not one number)."""
+    try:
+        return float(text)
+    except ValueError:
+        return math.nan
+
+
+def extract_structured(text: str | None) -> Any:
+    """The reply's object: whole-reply JSON, else the first-``{``-to-last-``}`` span, else the
+    fields read one by one (marked ``_parse_recovered``); None when nothing is found."""
+    if not isinstance(text, str) or not text:
+        return None
+    obj = json_parse(text)
+    if not js_truthy(obj):
+        span = _SPAN.search(text)
+        obj = json_parse(span.group(0)) if span else None
+    if js_truthy(obj):
+        return obj
+    found = {name: pattern.search(text) for name, pattern in _FIELDS.items()}
+    if not found["policy_action"] and not found["commit_permission"]:
+        return None
+    confidence = found["confidence"]
+    return {
+        "policy_action": found["policy_action"][1] if found["policy_action"] else None,
+        "commit_permission": found["commit_permission"][1] if found["commit_permission"] else None,
+        "human_required": (found["human_required"][1] == "true")
+        if found["human_required"]
+        else None,
+        "clarification_mode": found["clarification_mode"][1]
+        if found["clarification_mode"]
+        else None,
+        "confidence": js_number(confidence[1]) if confidence else 0,
+        "reason": (found["reason"][1] or None) if found["reason"] else None,
+        "_parse_recovered": True,
+    }
+
+
+def _get(obj: Any, key: str) -> Any:
+    return obj.get(key) if isinstance(obj, dict) else None
+
+
+def _number(value: Any) -> float | int | None:
+    """A number as a record holds it: NaN and infinities print as null in JSON."""
+    if isinstance(value, bool) or not isinstance(value, int | float):
+        return None
+    if isinstance(value, float):
+        if not math.isfinite(value):
+            return None
+        return int(value) if value.is_integer() and abs(value) < 2**53 else value
+    return value
+
+
+def normalize(parsed: Any) -> ParsedVerdict:
+    """The extractor's object -> the canonical verdict fields and warnings."""
+    if parsed is None:
+        return ParsedVerdict(None, warnings=("no parseable response object",))
+    warnings: list[str] = []
+    action = _get(parsed, "policy_action")
+    if js_truthy(action) and action not in POLICY_ACTIONS:
+        warnings.append(f'policy_action "{js_string(action)}" not in allowed set')
+    permission = _get(parsed, "commit_permission")
+    inferred = False
+    if not js_truthy(permission) or permission not in GATES:
+        implied = PERMISSION_BY_POLICY_ACTION.get(action) if isinstance(action, str) else None
+        if implied:
+            permission, inferred = implied, True
+            warnings.append(f'commit_permission inferred from policy_action "{action}"')
+        else:
+            permission = None
+    mode = _get(parsed, "clarification_mode")
+    if js_truthy(mode) and mode not in CLARIFICATION_MODES:
+        warnings.append(f'clarification_mode "{js_string(mode)}" not in allowed set')
+        mode = None
+    human = _get(parsed, "human_required")
+    reason = _get(parsed, "reason")
+    return ParsedVerdict(
+        commit_permission=permission,
+        policy_action=action,
+        human_required=human if isinstance(human, bool) else None,
+        clarification_mode=mode,
+        confidence=_number(_get(parsed, "confidence")),
+        reason=reason if js_truthy(reason) else None,
+        parse_recovered=js_truthy(_get(parsed, "_parse_recovered")) or inferred,
+        parse_failed=not permission and not js_truthy(action),
+        warnings=tuple(warnings),
+    )
+
+
+def _strict_format_ok(text: str | None) -> bool:
+    whole = json_parse((text or "").strip())
+    return isinstance(whole, dict) and whole.get("commit_permission") in GATES
 
 
 def parse_response(text: str | None) -> ParsedVerdict:
     """Parse a reply as the benchmark extractor does, and record the strict format check."""
-    stripped = (text or "").strip()
-    obj = _bare_object(stripped)
-    warnings: list[str] = []
-    recovered = False
-    if obj is None:
-        obj, how = _embedded_object(stripped)
-        if obj is None:
-            return ParsedVerdict(None, warnings=("no_json_object",))
-        recovered = True
-        warnings.append(how or "json_recovered")
-    strict_ok = (
-        not recovered
-        and isinstance(obj.get("commit_permission"), str)
-        and obj["commit_permission"] in GATES
-    )
-    permission = _permission(obj, warnings)
-    if permission is not None and not strict_ok:
-        recovered = True
-    return ParsedVerdict(
-        commit_permission=permission,
-        policy_action=_optional_str(obj, "policy_action", warnings),
-        human_required=_human_required(obj, warnings),
-        clarification_mode=_clarification_mode(obj, warnings),
-        confidence=_confidence(obj, warnings),
-        reason=_optional_str(obj, "reason", warnings),
-        format_ok=strict_ok,
-        parse_recovered=recovered,
-        warnings=tuple(warnings),
-    )
+    verdict = normalize(extract_structured(text))
+    if _strict_format_ok(text):
+        return ParsedVerdict(**{**verdict.__dict__, "format_ok": True})
+    return verdict
 
 
 def verdict_text(commit_permission: str) -> str:

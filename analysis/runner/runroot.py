@@ -51,6 +51,14 @@ from analysis.runner.gates import (
 )
 from analysis.runner.inputs import PinnedInputs, PinnedScenario, scenario_metadata
 from analysis.runner.secrets import redact_text
+from analysis.runner.summary import (
+    IN_PROGRESS,
+    NOT_STARTED,
+    RUN_STATE_FILENAME,
+    updated_run_state,
+    variant_status,
+    variant_summary,
+)
 from analysis.vocabulary import GATE_BY_VERB, TIER_WEIGHT
 
 SHARD_RULE = "scenarios sorted by id; 0-based index k is in shard i of n when k % n == i - 1"
@@ -216,6 +224,14 @@ class RunRoot:
         where = self.root / "RUN_PLAN.json"
         variant = identity["variant_key"]
         recorded_configs = plan.get("variant_config_hashes") or {}
+        planned = [str(v) for v in plan.get("planned_variants") or []]
+        if run_id is None and planned and variant not in planned:
+            raise RunRootError(
+                f"{where}: this root holds the run {plan.get('run_id')!r} of "
+                f"{', '.join(repr(v) for v in planned)}, not {variant!r} (another --model or "
+                "--label): resume with the recorded settings, write to another --out, or add "
+                f"this variant to the run with --run-id {plan.get('run_id')}"
+            )
         checks: list[tuple[str, str, Any, Any]] = [
             ("run id (--run-id)", "run_id", plan.get("run_id", _MISSING), run_id or _MISSING),
             ("shard (--shard)", "shard", plan.get("shard", _MISSING), _shard_record(shard)),
@@ -316,6 +332,92 @@ class RunRoot:
         )
         atomic_write_json(self.root / "SCORING_RULE.json", scoring_rule())
 
+    def update_state(self, variant_key: str, patch: dict[str, Any]) -> None:
+        """Merge ``patch`` into the variant's record in ``run-state.json``."""
+        plan = _read_json(self.root / "RUN_PLAN.json") or {}
+        path = self.root / RUN_STATE_FILENAME
+        state = _read_json(path)
+        atomic_write_json(
+            path,
+            updated_run_state(
+                state if isinstance(state, dict) else None,
+                run_id=plan.get("run_id"),
+                mode=plan.get("mode"),
+                planned_variants=plan.get("planned_variants") or [variant_key],
+                variant=variant_key,
+                patch=patch,
+                now=_now(),
+            ),
+        )
+
+    def variant_state(self, variant_key: str) -> dict[str, Any]:
+        """The variant's record in ``run-state.json`` (empty when there is none)."""
+        state = _read_json(self.root / RUN_STATE_FILENAME)
+        runs = state.get("variant_runs") if isinstance(state, dict) else None
+        record = runs.get(variant_key) if isinstance(runs, dict) else None
+        return record if isinstance(record, dict) else {}
+
+    def complete_cells(
+        self, variant_key: str, trials: int
+    ) -> tuple[list[dict[str, Any]], list[dict[str, Any]], bool]:
+        """The variant's cell records and their trials, for every scenario of the root's
+        manifest with a ``cell.json``, and whether each has its ``trials`` trial files."""
+        manifest = _read_json(self.root / "SCENARIO_MANIFEST.json") or {}
+        cells, cell_trials, complete = [], [], True
+        for entry in manifest.get("scenarios") or []:
+            folder = self.root / variant_key / entry["id"]
+            cell = _read_json(folder / "cell.json")
+            records = [_read_json(folder / f"trial-{t}.json") for t in range(1, trials + 1)]
+            if not isinstance(cell, dict) or not all(isinstance(r, dict) for r in records):
+                complete = False
+            if isinstance(cell, dict):
+                cells.append(cell)
+                cell_trials += [r for r in records if isinstance(r, dict)]
+        return cells, cell_trials, complete
+
+    def write_aggregates(
+        self,
+        *,
+        run_id: str,
+        variant_key: str,
+        config: dict[str, Any],
+        trials: int,
+        counts: dict[str, int],
+    ) -> None:
+        """Write ``<variant>/cells.json``, ``<variant>/summary.json`` and the variant's
+        final status in ``run-state.json``."""
+        cells, cell_trials, complete = self.complete_cells(variant_key, trials)
+        now = _now()
+        atomic_write_json(self.root / variant_key / "cells.json", cells)
+        atomic_write_json(
+            self.root / variant_key / "summary.json",
+            variant_summary(
+                cells,
+                cell_trials,
+                run_id=run_id,
+                variant=variant_key,
+                config=config,
+                n_trials_per_cell=trials,
+                counts=counts,
+                finished_at=now,
+            ),
+        )
+        infra = sum(t.get("status") == INFRASTRUCTURE_FAILED for t in cell_trials)
+        before = self.variant_state(variant_key)
+        self.update_state(
+            variant_key,
+            {
+                "status": variant_status(complete, infra),
+                "finished_at": now,
+                "n_calls_made": before.get("n_calls_made", 0) + counts["n_calls_made_this_run"],
+                "n_trials_reused": before.get("n_trials_reused", 0) + counts["n_trials_reused"],
+                "n_errors": counts["n_infrastructure_failed"],
+                "n_truncated": sum(t.get("status") == "truncated" for t in cell_trials),
+                "n_parse_failed": sum(t.get("status") == "parse_failed" for t in cell_trials),
+                "n_infrastructure_failed": counts["n_infrastructure_failed"],
+            },
+        )
+
     def reusable_trial(self, identity: dict[str, Any]) -> dict[str, Any] | None:
         """The stored trial if its identity matches and it is not an infrastructure failure."""
         path = self.trial_path(identity["variant_key"], identity["scenario_id"], identity["trial"])
@@ -347,28 +449,55 @@ def scoring_rule() -> dict[str, Any]:
 
 
 def trial_record(identity: dict[str, Any], outcome: GateOutcome, required: str) -> dict[str, Any]:
-    """A trial file's record, with the release's field names."""
+    """A trial file's record, field for field as the release's runner writes it: a call that
+    failed records no verdict fields (``correct`` null); an answered call records the parsed
+    verdict, ``correct`` null when it carries no permission."""
     verdict = outcome.verdict
-    scored = outcome.status not in UNSCORED_STATUSES and verdict is not None
-    permission = verdict.commit_permission if scored else None
+    transport = {
+        "error": outcome.error,
+        "http_status": outcome.http_status,
+        "attempts": outcome.attempts,
+    }
+    if outcome.status in UNSCORED_STATUSES or verdict is None:
+        return {
+            **identity,
+            "status": outcome.status,
+            "commit_permission": None,
+            "policy_action": None,
+            "human_required": None,
+            "clarification_mode": None,
+            "confidence": None,
+            "reason": None,
+            "correct": None,
+            "truncated": False,
+            "parse_failed": False,
+            "normalization_warnings": [],
+            **transport,
+            "transient_attempts_exhausted": outcome.transient_attempts_exhausted,
+            "usage": None,
+            "wall_ms": outcome.wall_ms,
+            "response_id": None,
+            "request_body": outcome.request_body,
+            "response_body_raw": outcome.response_body_raw,
+            "response_body_parsed": None,
+            "raw_text": None,
+        }
+    permission = verdict.commit_permission
     return {
         **identity,
         "status": outcome.status,
         "commit_permission": permission,
-        "policy_action": verdict.policy_action if scored else None,
-        "human_required": verdict.human_required if scored else None,
-        "clarification_mode": verdict.clarification_mode if scored else None,
-        "confidence": verdict.confidence if scored else None,
-        "reason": verdict.reason if scored else None,
-        "correct": (permission == required) if scored else None,
+        "policy_action": verdict.policy_action,
+        "human_required": verdict.human_required,
+        "clarification_mode": verdict.clarification_mode,
+        "confidence": verdict.confidence,
+        "reason": verdict.reason,
+        "correct": None if permission is None else permission == required,
         "truncated": outcome.truncated,
-        "parse_recovered": verdict.parse_recovered if scored else False,
-        "parse_failed": verdict.parse_failed if scored else False,
-        "format_ok": verdict.format_ok if scored else False,
-        "normalization_warnings": list(verdict.warnings) if scored else [],
-        "error": outcome.error,
-        "http_status": outcome.http_status,
-        "attempts": outcome.attempts,
+        "parse_recovered": verdict.parse_recovered,
+        "parse_failed": verdict.parse_failed,
+        "normalization_warnings": list(verdict.warnings),
+        **transport,
         "usage": outcome.usage,
         "wall_ms": outcome.wall_ms,
         "response_id": outcome.response_id,
@@ -404,7 +533,7 @@ def cell_record(
         "domain": meta.get("domain"),
         "source_provenance": meta.get("source_provenance"),
         "irreversibility_class": tier,
-        "irreversibility_weight": TIER_WEIGHT.get(tier) if tier else None,
+        "irreversibility_weight": TIER_WEIGHT.get(tier, 1) if isinstance(tier, str) else 1,
         "action_effect": meta.get("action_verb"),
         "integrity_flags": list(scenario.flag_line("integrity_flags")),
         "provider_filtered": bool(trials) and all(t["status"] == PROVIDER_FILTERED for t in trials),
@@ -423,7 +552,7 @@ def _safe_run(gate: Gate, scenario: PinnedScenario, prompt: str) -> GateOutcome:
             verdict=None,
             request_body={},
             response_body_raw=None,
-            error=f"gate error: {exc!r}",
+            error=redact_text(f"gate error: {exc!r}"),
         )
 
 
@@ -468,6 +597,18 @@ def run_gate(
             k: redact_text(v) if isinstance(v, str) else v for k, v in (settings or {}).items()
         },
         scenarios_dir=scenarios_dir,
+    )
+    before = run_root.variant_state(gate.variant_key)
+    run_root.update_state(
+        gate.variant_key,
+        {
+            "status": IN_PROGRESS,
+            "started_at": before.get("started_at") or _now(),
+            "finished_at": None,
+            "interrupt_signal": None,
+            "resume_count": before.get("resume_count", 0)
+            + (before.get("status", NOT_STARTED) != NOT_STARTED),
+        },
     )
     summary = RunSummary(run_id, gate.variant_key, len(scenarios), len(scenarios) * trials)
     metas = {s.id: scenario_metadata(s, scenarios_dir) for s in scenarios}
@@ -557,7 +698,7 @@ def run_gate(
             if isinstance(item, BaseException):
                 raise item
             summary.n_calls_made += 1
-            summary.n_errors += item["status"] in UNSCORED_STATUSES
+            summary.n_errors += item["status"] == INFRASTRUCTURE_FAILED
             summary.n_parse_failed += bool(item["parse_failed"])
             records[item["scenario_id"]][item["trial"]] = item
             if len(records[item["scenario_id"]]) == trials:
@@ -574,6 +715,17 @@ def run_gate(
         raise
     finally:
         bar.close()
+    run_root.write_aggregates(
+        run_id=run_id,
+        variant_key=gate.variant_key,
+        config=config,
+        trials=trials,
+        counts={
+            "n_calls_made_this_run": summary.n_calls_made,
+            "n_trials_reused": summary.n_trials_reused,
+            "n_infrastructure_failed": summary.n_errors,
+        },
+    )
     return summary
 
 
