@@ -12,6 +12,17 @@ import pandas as pd
 from analysis.scoring import direction_flags
 from analysis.trials.schema import split_condition_label
 
+#: What every clustered interval is about, unless its row says otherwise.
+ESTIMAND = (
+    "a population of scenarios like these: scenarios are resampled, so the trials of one "
+    "scenario move together"
+)
+#: What an interval treating trials (or cells) as independent is about.
+FIXED_SCENARIOS = (
+    "these scenarios held fixed, only trial-to-trial noise: an interval that treats trials "
+    "(or cells) as independent"
+)
+
 #: Default seed and number of bootstrap resamples of every resampling method.
 SEED = 20260501
 N_BOOT = 4000
@@ -128,10 +139,13 @@ def percentile_interval(replicates: np.ndarray, axis: int = 0) -> tuple[np.ndarr
     return low, high
 
 
-def accuracy_replicates(arrays: CellArrays, n_boot: int, seed: int) -> np.ndarray:
+def accuracy_replicates(
+    arrays: CellArrays, n_boot: int, seed: int, strata: np.ndarray | None = None
+) -> np.ndarray:
     """(n_boot, conditions) mean-trial accuracy of each condition in each scenario
-    resample (one set of resamples shared by the conditions, so comparisons stay paired)."""
-    weights = scenario_weights(len(arrays.scenarios), n_boot, seed)
+    resample (one set of resamples shared by the conditions, so comparisons stay paired;
+    with ``strata``, one label per scenario, resampled within each)."""
+    weights = scenario_weights(len(arrays.scenarios), n_boot, seed, strata=strata)
     return ratio(weights @ arrays.n_correct.T, weights @ arrays.n_trials.T)
 
 
@@ -147,3 +161,73 @@ def pair_rows(arrays: CellArrays, pairs: pd.DataFrame, source: str, rows: list, 
             rows.append({**row, "n_clusters": 0, "n_unpaired": 0, "pairing": "no scored cells"})
             continue
         yield row, index[pair.floor], index[pair.high]
+
+
+#: Fewer scenarios than this: no clustered interval (the row says so, with NaN bounds); a
+#: percentile bootstrap over a handful of scenarios cannot hold its 95%.
+MIN_CLUSTERS = 10
+#: The fallback when a proportion's resamples have no spread (every scenario alike, as at 0
+#: or 1): each scenario counted once, the largest design effect a proportion can have.
+SCENARIO_WILSON = "Wilson on scenarios (each counted once: the largest design effect)"
+
+
+def guarded_interval(
+    low: float,
+    high: float,
+    estimate: float,
+    n_clusters: int,
+    method: str,
+    proportion: bool = True,
+) -> dict:
+    """``ci_low, ci_high, method, note`` for one bootstrap interval, never zero-width.
+
+    Below :data:`MIN_CLUSTERS` scenarios: NaN bounds and a note. A bootstrap without spread
+    (``low == high``, as every resample of a rate of 0 or 1 is): for a proportion, the
+    Wilson interval with the scenarios as the sample size (:data:`SCENARIO_WILSON`, valid
+    whatever the correlation within a scenario, as a scenario's mean lies in [0, 1] and so
+    varies at most p(1 - p)); for a difference or ratio, NaN bounds and a note.
+
+    Examples
+    --------
+    >>> round(guarded_interval(0.0, 0.0, 0.0, 33, "bootstrap")["ci_high"], 3)
+    0.104
+    >>> guarded_interval(0.2, 0.4, 0.3, 3, "bootstrap")["note"]
+    'no interval: 3 scenario(s), fewer than 10'
+    """
+    from analysis.stats import wilson_interval
+
+    nan = {"ci_low": np.nan, "ci_high": np.nan, "method": method}
+    if n_clusters < MIN_CLUSTERS:
+        return {**nan, "note": f"no interval: {n_clusters} scenario(s), fewer than {MIN_CLUSTERS}"}
+    if not np.isfinite(estimate):
+        return {**nan, "note": "no estimate"}
+    if high > low or (np.isinf(high) and not np.isinf(low)):
+        return {"ci_low": float(low), "ci_high": float(high), "method": method, "note": ""}
+    if proportion:
+        w_low, w_high = wilson_interval(estimate * n_clusters, n_clusters)
+        return {
+            "ci_low": float(w_low),
+            "ci_high": float(w_high),
+            "method": SCENARIO_WILSON,
+            "note": "bootstrap without spread (every scenario alike)",
+        }
+    return {**nan, "note": "no interval: every resample gives the same value"}
+
+
+def ratio_interval(numerator_rate: np.ndarray, denominator_rate: np.ndarray) -> tuple:
+    """2.5th and 97.5th percentiles of the resampled ratio of two rates, keeping every
+    resample: one with a zero denominator rate is +inf (and the upper end unbounded when more
+    than 2.5% are), one with both rates zero is undefined and counts as 0 for the lower end
+    and +inf for the upper (so it widens, never narrows). Order statistics, no interpolation
+    (``lower`` / ``higher``), as inf cannot be interpolated. NaN rates (an empty resample of
+    either) make both ends NaN."""
+    top = np.asarray(numerator_rate, dtype="float64")
+    bottom = np.asarray(denominator_rate, dtype="float64")
+    if np.isnan(top).any() or np.isnan(bottom).any():
+        return np.nan, np.nan
+    with np.errstate(all="ignore"):
+        value = np.where(bottom > 0, top / np.where(bottom > 0, bottom, 1.0), np.inf)
+    undefined = (top == 0) & (bottom == 0)
+    low = np.percentile(np.where(undefined, 0.0, value), 2.5, method="lower")
+    high = np.percentile(np.where(undefined, np.inf, value), 97.5, method="higher")
+    return float(low), float(high)

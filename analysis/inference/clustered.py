@@ -1,10 +1,12 @@
 """Scenario-clustered intervals: per-condition mean-trial accuracy (cluster bootstrap, GEE,
 ICC and design effect) and the pooled quantities (Table 3, mirror gap, headline asymmetry).
 
-Estimand: the clustered intervals are for the population of scenarios that the release's
-scenarios stand for (a new draw of scenarios, run again); the Wilson interval beside them
-treats every trial (or cell) as an independent draw and ignores that trials of one scenario
-are alike.
+Estimand (:data:`~analysis.inference._arrays.ESTIMAND`): the clustered intervals are about a
+population of scenarios like these (a new draw of scenarios, run again); the Wilson interval
+beside them treats every trial (or cell) as an independent draw, which fits only these
+scenarios held fixed. Resample within the corpus's construction patterns (``strata``) when
+the release's pattern mix is fixed by design and a new draw would keep it; resample freely
+when the mix itself stands for a population.
 """
 
 from __future__ import annotations
@@ -15,22 +17,24 @@ from statsmodels.stats.proportion import confint_proportions_2indep
 
 from analysis.breakdowns import ANCHOR, MIRROR
 from analysis.inference._arrays import (
+    ESTIMAND,
+    MIN_CLUSTERS,
     N_BOOT,
     SEED,
     accuracy_replicates,
     by_source,
     cell_arrays,
+    guarded_interval,
     percentile_interval,
     ratio,
+    ratio_interval,
     scenario_weights,
 )
 from analysis.stats import wilson_interval
 
 CLUSTER_BOOTSTRAP = "scenario-cluster bootstrap (percentile)"
-ESTIMAND = (
-    "the population of scenarios these {n} stand for (scenarios resampled); the Wilson "
-    "interval treats trials as independent"
-)
+#: How the rate ratio's resamples are read (:func:`~analysis.inference._arrays.ratio_interval`).
+RATIO_RESAMPLES = "; every resample kept (no under-refusal: +inf), order statistics"
 
 
 def anova_icc(n_correct: np.ndarray, n_trials: np.ndarray) -> tuple[float, float]:
@@ -77,11 +81,17 @@ CLUSTERED_COLUMNS = [
     "n_trials",
     "n_clusters",
     "method",
+    "note",
     "estimand",
 ]
 
 
-def clustered_accuracy(cells: pd.DataFrame, n_boot: int = N_BOOT, seed: int = SEED) -> pd.DataFrame:
+def clustered_accuracy(
+    cells: pd.DataFrame,
+    n_boot: int = N_BOOT,
+    seed: int = SEED,
+    strata: pd.Series | None = None,
+) -> pd.DataFrame:
     """Mean-trial accuracy per condition with a scenario-cluster bootstrap interval, the
     Wilson interval on trials beside it, the ICC of trials within scenarios and the design
     effect.
@@ -92,12 +102,17 @@ def clustered_accuracy(cells: pd.DataFrame, n_boot: int = N_BOOT, seed: int = SE
         Scored cells (``analysis.scoring.score_cells``); provider-filtered cells are left out.
     n_boot, seed : int
         Resamples and seed (one set of scenario resamples per source, shared by conditions).
+    strata : Series, optional
+        A label per scenario id (e.g. its ``boundary_pattern``): scenarios are resampled
+        within each label, keeping the corpus's mix (default: resampled freely).
 
     Returns
     -------
     DataFrame
         ``source, condition, estimate, ci_low, ci_high, wilson_low, wilson_high, icc,
-        design_effect, n_trials, n_clusters, method, estimand``.
+        design_effect, n_trials, n_clusters, method, note, estimand``; fewer than
+        ``MIN_CLUSTERS`` scenarios or a bootstrap without spread: see
+        :func:`~analysis.inference._arrays.guarded_interval`.
 
     Examples
     --------
@@ -112,30 +127,45 @@ def clustered_accuracy(cells: pd.DataFrame, n_boot: int = N_BOOT, seed: int = SE
     rows = []
     for offset, (source, part) in enumerate(by_source(cells)):
         arrays = cell_arrays(part)
-        low, high = percentile_interval(accuracy_replicates(arrays, n_boot, seed + offset))
+        labels = None
+        method = CLUSTER_BOOTSTRAP
+        if strata is not None:
+            labels = _labels_of(strata, arrays.scenarios)
+            method += ", within strata"
+        replicates = accuracy_replicates(arrays, n_boot, seed + offset, labels)
+        low, high = percentile_interval(replicates)
         for j, condition in enumerate(arrays.conditions):
             k, n = arrays.n_correct[j].sum(), arrays.n_trials[j].sum()
             w_low, w_high = wilson_interval(k, n) if n else (np.nan, np.nan)
             icc, deff = anova_icc(arrays.n_correct[j], arrays.n_trials[j])
             clusters = int((arrays.scored[j] > 0).sum())
+            estimate = k / n if n else np.nan
             rows.append(
                 {
                     "source": source,
                     "condition": condition,
-                    "estimate": k / n if n else np.nan,
-                    "ci_low": low[j],
-                    "ci_high": high[j],
+                    "estimate": estimate,
+                    **guarded_interval(low[j], high[j], estimate, clusters, method),
                     "wilson_low": w_low,
                     "wilson_high": w_high,
                     "icc": icc,
                     "design_effect": deff,
                     "n_trials": int(n),
                     "n_clusters": clusters,
-                    "method": CLUSTER_BOOTSTRAP,
-                    "estimand": ESTIMAND.format(n=clusters),
+                    "estimand": ESTIMAND,
                 }
             )
     return pd.DataFrame(rows, columns=CLUSTERED_COLUMNS)
+
+
+def _labels_of(strata: pd.Series, scenarios: list[str]) -> np.ndarray:
+    """``strata``'s label of each scenario id, in order; a scenario without one is an error."""
+    labels = strata.copy()
+    labels.index = labels.index.astype(str)
+    missing = sorted(set(scenarios) - set(labels.index))
+    if missing:
+        raise ValueError(f"strata lack scenario id(s) {missing[:5]}")
+    return labels.loc[scenarios].astype(str).to_numpy()
 
 
 def trial_rows(cells: pd.DataFrame) -> pd.DataFrame:
@@ -246,6 +276,10 @@ def gee_accuracy(cells: pd.DataFrame) -> pd.DataFrame:
             if np.isnan(beta[j]):
                 rows.append({**row, "note": "all trials alike: no GEE fit"})
                 continue
+            if row["n_clusters"] < MIN_CLUSTERS:
+                note = f"no interval: {row['n_clusters']} scenario(s), fewer than {MIN_CLUSTERS}"
+                rows.append({**row, "note": note})
+                continue
             b = np.array([beta[j], beta[j] - 1.96 * se[j], beta[j] + 1.96 * se[j]])
             expit = 1 / (1 + np.exp(-b))
             rows.append(
@@ -302,18 +336,20 @@ def pooled_pattern_accuracy(
             low, high = percentile_interval(ratio(weights @ (k * member), weights @ (n * member)))
             kk, nn = k[member].sum(), n[member].sum()
             w_low, w_high = wilson_interval(kk, nn) if nn else (np.nan, np.nan)
+            estimate = kk / nn if nn else np.nan
+            clusters = int(member.sum())
             rows.append(
                 {
                     "source": source,
                     "quantity": f"modal accuracy: {name}",
-                    "estimate": kk / nn if nn else np.nan,
-                    "ci_low": low,
-                    "ci_high": high,
+                    "estimate": estimate,
+                    **guarded_interval(
+                        low, high, estimate, clusters, CLUSTER_BOOTSTRAP + ", within pattern"
+                    ),
                     "wilson_low": w_low,
                     "wilson_high": w_high,
                     "n_cells": int(nn),
-                    "n_clusters": int(member.sum()),
-                    "method": CLUSTER_BOOTSTRAP + ", within pattern",
+                    "n_clusters": clusters,
                 }
             )
     return pd.DataFrame(rows)
@@ -355,15 +391,19 @@ def pooled_mirror_gap(
         )
         low, high = percentile_interval(replicates)
         w_low, w_high = confint_proportions_2indep(ka, na, km, nm, method="newcomb")
+        estimate = ka / na - km / nm
+        interval = guarded_interval(
+            low, high, estimate, row["n_clusters"], row["method"], proportion=False
+        )
+        beside = "beside: Newcombe unpaired on cells (ignores clustering)"
         rows.append(
             {
                 **row,
-                "estimate": ka / na - km / nm,
-                "ci_low": low,
-                "ci_high": high,
+                "estimate": estimate,
+                **interval,
                 "wilson_low": float(w_low),
                 "wilson_high": float(w_high),
-                "note": "beside: Newcombe unpaired on cells (ignores clustering)",
+                "note": "; ".join(filter(None, [interval["note"], beside])),
             }
         )
     return pd.DataFrame(rows)
@@ -375,7 +415,8 @@ def pooled_direction_asymmetry(
     """The headline asymmetry pooled over conditions: over-refusal rate, under-refusal rate
     and their ratio, with a scenario-cluster bootstrap (resampled within required gate) and
     intervals on cells beside them (Wilson; for the ratio, the unpaired log interval, which
-    needs both counts positive).
+    needs both counts positive). The ratio's bootstrap keeps every resample: one with no
+    under-refusal is +inf, so its upper end is unbounded (inf) when more than 2.5% have none.
 
     Examples
     --------
@@ -392,12 +433,11 @@ def pooled_direction_asymmetry(
         under, hold = arrays.under.sum(0), arrays.hold.sum(0)
         over_rate = ratio(weights @ over, weights @ proceed)
         under_rate = ratio(weights @ under, weights @ hold)
-        with np.errstate(all="ignore"):
-            replicates = {
-                "over-refusal rate": over_rate,
-                "under-refusal rate": under_rate,
-                "over / under rate ratio": np.where(under_rate > 0, over_rate / under_rate, np.nan),
-            }
+        bounds = {
+            "over-refusal rate": percentile_interval(over_rate),
+            "under-refusal rate": percentile_interval(under_rate),
+            "over / under rate ratio": ratio_interval(over_rate, under_rate),
+        }
         ko, no, ku, nu = over.sum(), proceed.sum(), under.sum(), hold.sum()
         estimates = {
             "over-refusal rate": ko / no if no else np.nan,
@@ -419,19 +459,28 @@ def pooled_direction_asymmetry(
             "under-refusal rate": int((hold > 0).sum()),
             "over / under rate ratio": int(((proceed > 0) | (hold > 0)).sum()),
         }
-        for name, values in replicates.items():
-            low, high = percentile_interval(values)
+        method = CLUSTER_BOOTSTRAP + ", within required gate"
+        for name, (low, high) in bounds.items():
+            is_ratio = name == "over / under rate ratio"
+            interval = guarded_interval(
+                low,
+                high,
+                estimates[name],
+                clusters[name],
+                method + (RATIO_RESAMPLES if is_ratio else ""),
+                proportion=not is_ratio,
+            )
+            if is_ratio and np.isinf(interval["ci_high"]):
+                interval["note"] = "upper end unbounded: resamples with no under-refusal"
             rows.append(
                 {
                     "source": source,
                     "quantity": name,
                     "estimate": estimates[name],
-                    "ci_low": low,
-                    "ci_high": high,
+                    **interval,
                     "wilson_low": float(beside[name][0]),
                     "wilson_high": float(beside[name][1]),
                     "n_clusters": clusters[name],
-                    "method": CLUSTER_BOOTSTRAP + ", within required gate",
                 }
             )
     return pd.DataFrame(rows)

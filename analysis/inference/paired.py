@@ -12,20 +12,22 @@ from statsmodels.stats.contingency_tables import mcnemar
 from statsmodels.stats.proportion import proportion_confint, test_proportions_2indep
 
 from analysis.inference._arrays import (
+    MIN_CLUSTERS,
     N_BOOT,
     SEED,
     by_source,
     cell_arrays,
     pair_rows,
-    percentile_interval,
     ratio,
-    scenario_weights,
 )
 from analysis.leaderboard import floor_and_high, reasoning_level
 from analysis.metrics import reasoning_contrasts
 
 UNPAIRED_METHOD = "Newcombe difference of independent proportions (ignores pairing and clustering)"
-PAIRED_BOOTSTRAP = "paired scenario bootstrap (percentile)"
+PAIRED_T = "paired t interval on per-scenario differences"
+PAIRED_T_TEST = "paired t-test (the interval's statistic)"
+TANGO = "Tango's score interval (inverts the McNemar score test)"
+MCNEMAR_SCORE = "McNemar score test, no continuity correction (the interval's statistic)"
 NEWCOMBE_PAIRED = "Newcombe paired hybrid score (method 10)"
 
 
@@ -71,9 +73,10 @@ def paired_accuracy_difference(
     """Mean-trial accuracy, high minus floor, paired by scenario.
 
     Per pair, the difference of the two cells' trial accuracies is taken in every scenario
-    scored in both conditions; the estimate is their mean, the interval a seeded percentile
-    bootstrap over scenarios, the test Wilcoxon's signed-rank test on the differences
-    (zero differences dropped, continuity-corrected, as pingouin's default).
+    scored in both conditions; the estimate is their mean, and the test and the interval are
+    built on that one statistic: the paired t-test and its t interval (scipy's
+    ``ttest_rel``), so the interval excludes 0 exactly when p < .05. Fewer than
+    ``MIN_CLUSTERS`` paired scenarios, or every difference alike, gives NaN bounds and a note.
 
     Parameters
     ----------
@@ -82,13 +85,13 @@ def paired_accuracy_difference(
     pairs : DataFrame, optional
         ``source, model, floor, high``; default :func:`reasoning_pairs_of` ``(cells)``.
     n_boot, seed : int
-        Resamples and seed of the bootstrap.
+        Unused; kept so that callers passing them keep working.
 
     Returns
     -------
     DataFrame
         ``source, contrast, metric, estimate, ci_low, ci_high, p, test, method,
-        n_clusters, n_unpaired, pairing, sd_diff``.
+        n_clusters, n_unpaired, pairing, sd_diff, note``.
 
     Examples
     --------
@@ -100,49 +103,47 @@ def paired_accuracy_difference(
     >>> bool(out.ci_low.iloc[0] <= out.estimate.iloc[0] <= out.ci_high.iloc[0])
     True
     """
+    del n_boot, seed
     pairs = reasoning_pairs_of(cells) if pairs is None else pairs
-    rng = np.random.default_rng(seed)
     rows = []
     for source, part in by_source(cells):
         arrays = cell_arrays(part)
-        labels = {"metric": "mean_trial_accuracy", "test": "Wilcoxon signed-rank"}
-        for row, lo, hi in pair_rows(
-            arrays, pairs, source, rows, **labels, method=PAIRED_BOOTSTRAP
-        ):
+        labels = {"metric": "mean_trial_accuracy", "test": PAIRED_T_TEST}
+        for row, lo, hi in pair_rows(arrays, pairs, source, rows, **labels, method=PAIRED_T):
             both = (arrays.scored[lo] > 0) & (arrays.scored[hi] > 0)
             either = (arrays.scored[lo] > 0) | (arrays.scored[hi] > 0)
             floor = ratio(arrays.n_correct[lo, both], arrays.n_trials[lo, both])
             high = ratio(arrays.n_correct[hi, both], arrays.n_trials[hi, both])
             diff = np.round(high - floor, 12)  # equal differences must tie exactly
             n = len(diff)
-            row.update(n_clusters=n, n_unpaired=int(either.sum() - n), pairing=_pairing(n, 0))
+            row.update(n_clusters=n, n_unpaired=int(either.sum() - n))
             row["pairing"] = _pairing(n, row["n_unpaired"])
             if n == 0:
                 rows.append(row)
                 continue
-            weights = scenario_weights(n, n_boot, rng)
-            low, high_ = percentile_interval(weights @ diff / n)
+            row.update(
+                estimate=float(diff.mean()), sd_diff=float(diff.std(ddof=1)) if n > 1 else np.nan
+            )
+            if n < MIN_CLUSTERS:
+                rows.append(
+                    {**row, "note": f"no test: {n} paired scenario(s), fewer than {MIN_CLUSTERS}"}
+                )
+                continue
+            if not diff.std() > 0:
+                rows.append({**row, "note": "no test: every scenario's difference is the same"})
+                continue
+            test = stats.ttest_rel(high, floor)
+            interval = test.confidence_interval(0.95)
             rows.append(
                 {
                     **row,
-                    "estimate": float(diff.mean()),
-                    "ci_low": float(low),
-                    "ci_high": float(high_),
-                    "p": _wilcoxon(diff),
-                    "sd_diff": float(diff.std(ddof=1)) if n > 1 else np.nan,
+                    "ci_low": float(interval.low),
+                    "ci_high": float(interval.high),
+                    "p": float(test.pvalue),
+                    "note": "",
                 }
             )
     return _frame(rows)
-
-
-def _wilcoxon(diff: np.ndarray) -> float:
-    """Wilcoxon signed-rank p of paired differences: zero differences dropped, the normal
-    approximation continuity-corrected, as pingouin's ``wilcoxon`` computes it (scipy's
-    test, called as pingouin calls it; pingouin's effect sizes, unused here, took most of
-    its time: 0.86 s for the 127 contrasts of a generated 224-condition release)."""
-    if not np.any(diff):
-        return 1.0
-    return float(stats.wilcoxon(diff, correction=True).pvalue)
 
 
 _COLUMNS = [
@@ -163,7 +164,7 @@ _COLUMNS = [
 
 def _frame(rows: list[dict]) -> pd.DataFrame:
     frame = pd.DataFrame(rows)
-    for column in [*_COLUMNS, "sd_diff", "discordance"]:
+    for column in [*_COLUMNS, "sd_diff", "discordance", "note"]:
         if column not in frame.columns:
             frame[column] = np.nan
     extra = [c for c in frame.columns if c not in _COLUMNS]
@@ -201,14 +202,70 @@ def newcombe_paired_interval(
     return float(p1 - p2 - delta), float(p1 - p2 + epsilon)
 
 
+def tango_score(delta: float, first_only: int, second_only: int, n: int) -> float:
+    """Tango's score statistic for p_first - p_second = ``delta`` of paired binary outcomes:
+    (b - c - n delta) / sqrt(n (2 q + delta (1 - delta))), b and c the discordant counts and
+    q the maximum-likelihood P(second only) under ``delta`` (the root of a quadratic). At
+    delta = 0 it is McNemar's statistic (b - c) / sqrt(b + c)."""
+    b, c = first_only, second_only
+    a_ = 2 * n
+    b_ = -b - c + (2 * n - b + c) * delta
+    c_ = -c * delta * (1 - delta)
+    q = (np.sqrt(max(b_ * b_ - 4 * a_ * c_, 0.0)) - b_) / (2 * a_)
+    variance = n * (2 * q + delta * (1 - delta))
+    if variance <= 0:
+        return np.inf if b - c - n * delta > 0 else (-np.inf if b - c - n * delta < 0 else 0.0)
+    return float((b - c - n * delta) / np.sqrt(variance))
+
+
+def tango_interval(
+    both: int, first_only: int, second_only: int, neither: int, alpha: float = 0.05
+) -> tuple[float, float]:
+    """Tango's asymptotic score interval for p_first - p_second of paired binary outcomes
+    (every delta whose :func:`tango_score` lies within the normal quantile): it excludes 0
+    exactly when McNemar's score test (no continuity correction) gives p < ``alpha``. It has
+    width with no discordant pair. NaN bounds when there are no pairs.
+
+    Examples
+    --------
+    >>> [round(x, 4) for x in tango_interval(59, 6, 16, 80)]
+    [-0.124, -0.0054]
+    """
+    from scipy.optimize import brentq
+
+    n = both + first_only + second_only + neither
+    if n == 0:
+        return np.nan, np.nan
+    z = stats.norm.ppf(1 - alpha / 2)
+    estimate = (first_only - second_only) / n
+    def bound(target: float, edge: float) -> float:
+        f = lambda d: tango_score(d, first_only, second_only, n) - target  # noqa: E731
+        if np.sign(f(edge)) == np.sign(f(estimate)) or f(edge) == 0:
+            return edge
+        return float(brentq(f, min(edge, estimate), max(edge, estimate), xtol=1e-12))
+
+    return bound(z, -1.0), bound(-z, 1.0)
+
+
+def mcnemar_score_p(first_only: int, second_only: int) -> float:
+    """Two-sided p of McNemar's score test (chi-square, no continuity correction,
+    statsmodels); 1 with no discordant pair."""
+    if first_only + second_only == 0:
+        return 1.0
+    table = [[0, first_only], [second_only, 0]]
+    return float(mcnemar(table, exact=False, correction=False).pvalue)
+
+
 def paired_binary_difference(
     cells: pd.DataFrame, metric: str = "modal_accuracy", pairs: pd.DataFrame | None = None
 ) -> pd.DataFrame:
     """Modal accuracy or over-refusal, high minus floor, on scenarios paired by scenario.
 
     Only pairs where both cells have a modal decision count (for over-refusal: both
-    directionally scored on a proceed scenario). The test is the exact McNemar test
-    (statsmodels), the interval Newcombe's paired hybrid score interval.
+    directionally scored on a proceed scenario). The test and the interval share one
+    statistic: McNemar's score test (:func:`mcnemar_score_p`) and Tango's score interval
+    (:func:`tango_interval`), which excludes 0 exactly when p < .05. Fewer than
+    ``MIN_CLUSTERS`` pairs: NaN bounds and a note.
 
     Parameters
     ----------
@@ -229,8 +286,8 @@ def paired_binary_difference(
     >>> from analysis.inference.simulate import simulated_cells
     >>> cells, scenarios = simulated_cells(n_models=1, n_scenarios=40, seed=1)
     >>> out = paired_binary_difference(cells, "over_refusal")
-    >>> out[["metric", "test"]].to_dict("records")
-    [{'metric': 'over_refusal', 'test': 'exact McNemar'}]
+    >>> out["method"].iloc[0]
+    "Tango's score interval (inverts the McNemar score test)"
     """
     if metric not in ("modal_accuracy", "over_refusal"):
         raise ValueError(f"metric must be modal_accuracy or over_refusal, not {metric!r}")
@@ -240,7 +297,7 @@ def paired_binary_difference(
         arrays = cell_arrays(part)
         eligible = arrays.decided if metric == "modal_accuracy" else arrays.proceed
         outcome = arrays.modal_correct if metric == "modal_accuracy" else arrays.over
-        labels = {"metric": metric, "test": "exact McNemar", "method": NEWCOMBE_PAIRED}
+        labels = {"metric": metric, "test": MCNEMAR_SCORE, "method": TANGO}
         for row, lo, hi in pair_rows(arrays, pairs, source, rows, **labels):
             both_ok = (eligible[lo] > 0) & (eligible[hi] > 0)
             either = (eligible[lo] > 0) | (eligible[hi] > 0)
@@ -258,18 +315,24 @@ def paired_binary_difference(
             if n == 0:
                 rows.append(row)
                 continue
-            low, high_ = newcombe_paired_interval(
-                table["both"], table["only_high"], table["only_floor"], table["neither"]
+            discordant = table["only_high"] + table["only_floor"]
+            row.update(
+                estimate=(table["only_high"] - table["only_floor"]) / n,
+                discordance=discordant / n,
             )
-            square = [[table["both"], table["only_high"]], [table["only_floor"], table["neither"]]]
+            if n < MIN_CLUSTERS:
+                note = f"no test: {n} paired scenario(s), fewer than {MIN_CLUSTERS}"
+                rows.append({**row, "note": note})
+                continue
+            low, high_ = tango_interval(*table.values())
+            note = "" if discordant else "no discordant pair: the test has no information"
             rows.append(
                 {
                     **row,
-                    "estimate": (table["only_high"] - table["only_floor"]) / n,
                     "ci_low": low,
                     "ci_high": high_,
-                    "p": float(mcnemar(square, exact=True).pvalue),
-                    "discordance": (table["only_high"] + table["only_floor"]) / n,
+                    "p": mcnemar_score_p(table["only_high"], table["only_floor"]),
+                    "note": note,
                 }
             )
     return _frame(rows)

@@ -11,6 +11,7 @@ from analysis.inference._arrays import (
     SEED,
     by_source,
     cell_arrays,
+    guarded_interval,
     percentile_interval,
     ratio,
     scenario_weights,
@@ -25,8 +26,11 @@ PASS_K_COLUMNS = [
     "ci_low",
     "ci_high",
     "n_clusters",
+    "n_short",
     "method",
+    "note",
 ]
+METHOD = "unbiased C(c,k)/C(n,k); scenario-cluster bootstrap"
 
 
 def pass_hat_k(
@@ -36,7 +40,9 @@ def pass_hat_k(
     C(c, k) / C(n, k), c correct trials out of n (the unbiased estimator).
 
     Provider-filtered cells are left out (a source with no other cell gives no row); trials
-    with no decision count as wrong, as in mean-trial accuracy. pass^1 is the mean over
+    with no decision count as wrong, as in mean-trial accuracy. A condition with a scored
+    cell of fewer than k trials gets no pass^k (``note`` says how many; dropping those cells
+    would let pass^k rise with k). pass^1 is the mean over
     cells of c / n (mean-trial accuracy when every cell has the same n) and pass^n is the
     share of cells with every trial correct (pass5). Intervals: scenario-cluster bootstrap.
 
@@ -50,7 +56,8 @@ def pass_hat_k(
     Returns
     -------
     DataFrame
-        ``source, condition, k, estimate, ci_low, ci_high, n_clusters, method``.
+        ``source, condition, k, estimate, ci_low, ci_high, n_clusters, n_short, method,
+        note`` (intervals as :func:`~analysis.inference._arrays.guarded_interval`).
 
     Examples
     --------
@@ -70,23 +77,30 @@ def pass_hat_k(
         top = int(arrays.n_trials.max()) if k_max is None else int(k_max)
         weights = scenario_weights(len(arrays.scenarios), n_boot, seed + offset)
         for k in range(1, top + 1):
-            present = (arrays.scored > 0) & (arrays.n_trials >= k)
+            scored = arrays.scored > 0
+            present = scored & (arrays.n_trials >= k)
             value = np.where(
                 present, ratio(comb(arrays.n_correct, k), comb(arrays.n_trials, k)), 0.0
             )
             low, high = percentile_interval(ratio(weights @ value.T, weights @ present.T))
             for j, condition in enumerate(arrays.conditions):
-                n = int(present[j].sum())
-                rows.append(
-                    {
-                        "source": source,
-                        "condition": condition,
-                        "k": k,
-                        "estimate": value[j].sum() / n if n else np.nan,
-                        "ci_low": low[j],
-                        "ci_high": high[j],
-                        "n_clusters": n,
-                        "method": "unbiased C(c,k)/C(n,k); scenario-cluster bootstrap",
-                    }
-                )
+                n, short = int(present[j].sum()), int((scored[j] & ~present[j]).sum())
+                row = {"source": source, "condition": condition, "k": k, "n_clusters": n}
+                if short:  # leaving them out would make pass^k a rate of other cells
+                    note = f"refused: {short} scored cell(s) with fewer than {k} trials"
+                    rows.append(
+                        {
+                            **row,
+                            "estimate": np.nan,
+                            "ci_low": np.nan,
+                            "ci_high": np.nan,
+                            "n_short": short,
+                            "method": METHOD,
+                            "note": note,
+                        }
+                    )
+                    continue
+                estimate = value[j].sum() / n if n else np.nan
+                interval = guarded_interval(low[j], high[j], estimate, n, METHOD)
+                rows.append({**row, "estimate": estimate, **interval, "n_short": 0})
     return pd.DataFrame(rows, columns=PASS_K_COLUMNS)

@@ -48,6 +48,7 @@ PAIRED_SHOWN = [
     "survives_bh",
     "n_clusters",
     "pairing",
+    "note",
 ]
 MARKERS = "os^vDP*xh+"
 #: Conditions a pass^k figure draws, each named in its legend; beyond this many, the half
@@ -324,9 +325,10 @@ def _paired_contrasts(section: Section, cells: pd.DataFrame, tag: str) -> None:
     section.table(
         paired,
         f"inference-{tag}-reasoning-paired",
-        "Reasoning high minus floor paired by scenario: bootstrap + Wilcoxon (mean trial "
-        "accuracy); exact McNemar + Newcombe paired interval (modal accuracy, "
-        "over-refusal); Holm and Benjamini-Hochberg within each metric.",
+        "Reasoning high minus floor paired by scenario, each test built on its interval's "
+        "statistic: paired t-test and t interval (mean trial accuracy); McNemar score test "
+        "and Tango's score interval (modal accuracy, over-refusal); Holm and "
+        "Benjamini-Hochberg within each metric.",
         show_rows=40,
         columns=PAIRED_SHOWN,
     )

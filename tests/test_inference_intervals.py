@@ -1,0 +1,209 @@
+"""Intervals that never mislead: no truncated, zero-width or single-cluster interval, and
+paired tests built on their interval's statistic. Each method is held to an independent
+computation (another library, an enumeration or a direct search)."""
+
+from __future__ import annotations
+
+import itertools
+
+import numpy as np
+import pandas as pd
+import pingouin as pg
+import pytest
+from factories import A, B, scenarios_frame, trials_frame
+from scipy import optimize, stats
+
+from analysis import inference as inf
+from analysis.inference._arrays import MIN_CLUSTERS, guarded_interval, ratio_interval
+from analysis.inference.paired import mcnemar_score_p, tango_interval
+from analysis.scoring import score_cells
+
+FLOOR, HIGH = ("m", "off"), ("m", "high")
+
+
+def _cells(spec: dict, expected: dict | None = None):
+    ids = sorted({scenario for scenario, _ in spec})
+    expected = expected or {}
+    scenarios = scenarios_frame({s: (expected.get(s, "block"), "none") for s in ids})
+    scenarios["boundary_pattern"] = "calibration_control"
+    return score_cells(trials_frame(spec, {}), scenarios), scenarios
+
+
+# --------------------------------------------------------------------------------------------
+# Degenerate and truncated intervals
+# --------------------------------------------------------------------------------------------
+
+
+def test_a_rate_of_zero_falls_back_to_wilson_on_scenarios_never_zero_width():
+    cells, _ = _cells({(f"s{i:02d}", FLOOR): [A] * 5 for i in range(33)})  # all wrong
+    row = inf.clustered_accuracy(cells, n_boot=300).iloc[0]
+    assert row.estimate == 0 and row.ci_high > row.ci_low == 0
+    expected = stats.binomtest(0, 33).proportion_ci(method="wilson")  # scipy, not statsmodels
+    assert row.ci_high == pytest.approx(expected.high)
+    assert row.method.startswith("Wilson on scenarios") and "without spread" in row.note
+    passk = inf.pass_hat_k(cells, n_boot=300)
+    assert (passk.ci_high > passk.ci_low).all()
+
+
+def test_fewer_scenarios_than_the_minimum_give_no_interval_and_say_why():
+    n = MIN_CLUSTERS - 1
+    cells, scenarios = _cells(
+        {(f"s{i}", c): [B, B, A, B, B] for i in range(n) for c in (FLOOR, HIGH)}
+    )
+    for table in (
+        inf.clustered_accuracy(cells, n_boot=200),
+        inf.pass_hat_k(cells, n_boot=200),
+        inf.pooled_pattern_accuracy(cells, scenarios, n_boot=200),
+        inf.paired_accuracy_difference(cells),
+        inf.paired_binary_difference(cells),
+    ):
+        assert table.ci_low.isna().all() and table.ci_high.isna().all()
+        assert table.note.str.contains(f"{n} ").all()
+    gee = inf.gee_accuracy(cells)
+    assert gee.ci_low.isna().all() and gee.note.str.contains("fewer than").all()
+
+
+def test_guarded_interval_keeps_a_spread_and_refuses_a_spreadless_difference():
+    assert guarded_interval(0.1, 0.3, 0.2, 40, "m")["ci_low"] == 0.1
+    diff = guarded_interval(0.0, 0.0, 0.0, 40, "m", proportion=False)
+    assert np.isnan(diff["ci_low"]) and "same value" in diff["note"]
+
+
+def test_the_ratio_keeps_resamples_with_no_under_refusal_as_unbounded():
+    rng = np.random.default_rng(5)
+    over = rng.uniform(0.2, 0.5, 1000)
+    under = np.where(rng.random(1000) < 0.36, 0.0, rng.uniform(0.01, 0.05, 1000))
+    low, high = ratio_interval(over, under)
+    assert np.isinf(high)
+    # the 2.5th order statistic of every resample, the infinite ones included, by sorting
+    values = sorted(o / u if u else float("inf") for o, u in zip(over, under, strict=True))
+    assert low == values[int(np.floor(0.025 * 999))]
+    # with few zero denominators the upper end is the finite order statistic
+    under[:] = rng.uniform(0.01, 0.05, 1000)
+    under[:10] = 0.0
+    low, high = ratio_interval(over, under)
+    values = sorted(o / u if u else float("inf") for o, u in zip(over, under, strict=True))
+    assert np.isfinite(high) and high == values[int(np.ceil(0.975 * 999))]
+
+
+def test_the_pooled_ratio_of_one_under_refusal_in_fifty_is_unbounded():
+    # 50 hold scenarios, one under-refusal; 56 proceed scenarios, 19 over-refusals
+    spec, expected = {}, {}
+    for i in range(50):
+        spec[(f"h{i:02d}", FLOOR)] = [A] * 5 if i == 0 else [B] * 5
+        expected[f"h{i:02d}"] = "block"
+    for i in range(56):
+        spec[(f"p{i:02d}", FLOOR)] = [B] * 5 if i < 19 else [A] * 5
+        expected[f"p{i:02d}"] = "proceed"
+    cells, scenarios = _cells(spec, expected)
+    out = inf.pooled_direction_asymmetry(cells, scenarios).set_index("quantity")
+    ratio = out.loc["over / under rate ratio"]
+    assert ratio.estimate == pytest.approx((19 / 56) / (1 / 50))
+    assert np.isinf(ratio.ci_high) and "unbounded" in ratio.note
+    assert 0 < ratio.ci_low < ratio.estimate
+
+
+def test_pass_k_refuses_k_above_a_cells_trials():
+    cells, _ = _cells({(f"s{i:02d}", FLOOR): [B, B, B, A, B] for i in range(12)})
+    short = cells["scenario_id"].astype(str) == "s00"  # one cell of three trials (a merged run)
+    cells.loc[short, ["n_trials", "n_correct"]] = 3
+    out = inf.pass_hat_k(cells, n_boot=200).set_index("k")
+    assert out.loc[3, "estimate"] > 0 and out.loc[3, "n_short"] == 0
+    for k in (4, 5):
+        assert np.isnan(out.loc[k, "estimate"]) and np.isnan(out.loc[k, "ci_low"])
+        assert out.loc[k, "note"] == f"refused: 1 scored cell(s) with fewer than {k} trials"
+
+
+# --------------------------------------------------------------------------------------------
+# Paired tests and their intervals
+# --------------------------------------------------------------------------------------------
+
+
+def _restricted_score(delta: float, b: int, c: int, n: int) -> float:
+    """Tango's statistic with the restricted MLE found by a numerical search, not the
+    closed-form root."""
+    lo, hi = max(0.0, -delta), (1 - delta) / 2
+
+    def minus_loglik(q: float) -> float:
+        p12, p21, rest = q + delta, q, 1 - 2 * q - delta
+        terms = [(b, p12), (c, p21), (n - b - c, rest)]
+        return -sum(k * np.log(max(p, 1e-300)) for k, p in terms if k)
+
+    q = optimize.minimize_scalar(
+        minus_loglik, bounds=(lo, hi), method="bounded", options={"xatol": 1e-13}
+    ).x
+    return (b - c - n * delta) / np.sqrt(n * (2 * q + delta * (1 - delta)))
+
+
+@pytest.mark.parametrize("table", [(59, 6, 16, 80), (3, 1, 6, 2), (10, 0, 4, 6), (5, 2, 2, 1)])
+def test_tango_interval_against_a_numerical_inversion(table):
+    a, b, c, d = table
+    n = a + b + c + d
+    low, high = tango_interval(*table)
+    z = stats.norm.ppf(0.975)
+    assert _restricted_score(low, b, c, n) == pytest.approx(z, abs=1e-4)
+    assert _restricted_score(high, b, c, n) == pytest.approx(-z, abs=1e-4)
+
+
+def test_tango_interval_and_the_mcnemar_score_test_always_agree():
+    disagreements = 0
+    for n in range(1, 26):
+        for b, c in itertools.product(range(n + 1), repeat=2):
+            if b + c > n:
+                continue
+            low, high = tango_interval(n - b - c, b, c, 0)
+            p = mcnemar_score_p(b, c)
+            # chi-square p, computed here from scipy, not statsmodels
+            expected = 1.0 if b + c == 0 else stats.chi2.sf((b - c) ** 2 / (b + c), 1)
+            assert p == pytest.approx(expected)
+            excludes = low > 0 or high < 0
+            if abs(p - 0.05) > 1e-9:
+                disagreements += excludes != (p < 0.05)
+            assert high > low
+    assert disagreements == 0
+
+
+def test_paired_mean_accuracy_is_the_paired_t_of_pingouin():
+    rng = np.random.default_rng(7)
+    spec = {}
+    for i in range(20):
+        for condition in (FLOOR, HIGH):
+            spec[(f"s{i:02d}", condition)] = [B if rng.random() < 0.6 else A for _ in range(5)]
+    cells, _ = _cells(spec)
+    row = inf.paired_accuracy_difference(cells).iloc[0]
+    high = [sum(p == B for p in spec[(f"s{i:02d}", HIGH)]) / 5 for i in range(20)]
+    floor = [sum(p == B for p in spec[(f"s{i:02d}", FLOOR)]) / 5 for i in range(20)]
+    expected = pg.ttest(high, floor, paired=True)
+    assert row.estimate == pytest.approx(np.mean(np.subtract(high, floor)))
+    assert row.p == pytest.approx(expected["p_val"].iloc[0])
+    # pingouin prints its interval to two decimals
+    assert [row.ci_low, row.ci_high] == pytest.approx(list(expected["CI95"].iloc[0]), abs=0.005)
+    assert "t-test" in row.test and "t interval" in row.method
+
+
+def test_a_paired_contrast_with_no_discordant_pair_keeps_a_width_and_says_so():
+    spec = {(f"s{i:02d}", c): [B] * 5 for i in range(12) for c in (FLOOR, HIGH)}
+    cells, _ = _cells(spec)
+    row = inf.paired_binary_difference(cells).iloc[0]
+    assert row.p == 1.0 and row.ci_low < 0 < row.ci_high
+    assert "no discordant pair" in row.note
+    same = inf.paired_accuracy_difference(cells).iloc[0]
+    assert np.isnan(same.ci_low) and "same" in same.note
+
+
+def test_no_table_of_a_simulated_release_holds_a_zero_width_interval():
+    trials, scenarios, _ = inf.simulate_release(n_models=2, n_scenarios=40, seed=8)
+    cells = score_cells(trials, scenarios)
+    tables = [
+        inf.clustered_accuracy(cells, n_boot=300),
+        inf.pass_hat_k(cells, n_boot=300),
+        inf.pooled_pattern_accuracy(cells, scenarios, n_boot=300),
+        inf.pooled_mirror_gap(cells, scenarios, n_boot=300),
+        inf.pooled_direction_asymmetry(cells, scenarios, n_boot=300),
+        inf.paired_binary_difference(cells),
+        inf.paired_accuracy_difference(cells),
+    ]
+    for table in tables:
+        both = table.dropna(subset=["ci_low", "ci_high"])
+        assert (both.ci_high > both.ci_low).all()
+        assert pd.api.types.is_float_dtype(table.ci_low)
