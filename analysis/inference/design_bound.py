@@ -1,0 +1,177 @@
+"""The least clustering a condition's published counts allow: the smallest design effect, and
+so the narrowest scenario-clustered interval, of mean-trial accuracy consistent with them.
+
+A condition publishes, over its S scored cells of m trials each, the correct trials T, the
+cells with every trial correct (pass), the modal-correct cells and the cells with no modal
+decision. Those counts fix how many cells lie in each band of correct trials per cell, not
+where in the band: under upstream's scoring (``modeOf`` in ``src/scorer.mjs``: the mode of
+the trials' non-null decisions, ties to the first seen)
+
+- a pass cell has m correct trials;
+- another modal-correct cell has at least ceil(m/2) when its trials have no null decision
+  (:data:`NO_NULLS`), at least 1 when they may (:data:`NULLS_ALLOWED`), at most m - 1;
+- a modal-wrong cell has at most floor(m/2) (a wrong mode needs as many wrong trials);
+- a cell with no modal decision has none (every trial null).
+
+ANOVA's ICC of the trials within cells rises with the sum of squared per-cell counts (the
+total fixed), so the smallest design effect comes from the histogram that spreads each band's
+share of T as evenly as the band allows; :func:`least_clustered_counts` finds it by trying
+every split of T between the two bands with free counts. The design effect 1 + (m - 1) ICC
+of that histogram is a lower bound, and the Wilson interval at the effective sample size
+n / DEFF is the narrowest scenario-clustered interval the counts allow.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pandas as pd
+from statsmodels.stats.proportion import proportion_confint
+
+from analysis.inference.clustered import anova_icc
+
+NO_NULLS = "no null trial in a cell with a modal decision"
+NULLS_ALLOWED = "null trials anywhere upstream's modal rule allows"
+#: The interval the bound gives (a design-effect-adjusted Wilson interval).
+BOUND_METHOD = "Wilson at the effective sample size n / DEFF (smallest DEFF the counts allow)"
+
+
+def _balanced(count: int, total: int) -> tuple[int, int, int]:
+    """(q, cells at q + 1, sum of squares) of ``total`` spread over ``count`` cells as evenly
+    as whole numbers allow."""
+    q, r = divmod(total, count)
+    return q, r, (count - r) * q * q + r * (q + 1) ** 2
+
+
+def least_clustered_counts(
+    n_cells: int,
+    trials_per_cell: int,
+    n_correct: int,
+    n_pass: int,
+    n_modal_correct: int,
+    n_no_decision: int = 0,
+    assumption: str = NO_NULLS,
+) -> np.ndarray | None:
+    """Correct trials per cell (sorted) of the histogram with the smallest sum of squares
+    consistent with the counts under ``assumption``; None when no histogram fits them.
+
+    Examples
+    --------
+    >>> least_clustered_counts(4, 5, 12, 1, 2).tolist()
+    [2, 2, 3, 5]
+    """
+    m = int(trials_per_cell)
+    if assumption not in (NO_NULLS, NULLS_ALLOWED):
+        raise ValueError(f"unknown assumption {assumption!r}")
+    right_low = math.ceil(m / 2) if assumption == NO_NULLS else 1
+    wrong_high = m // 2
+    n_right = n_modal_correct - n_pass  # modal-correct cells short of m
+    n_wrong = n_cells - n_modal_correct - n_no_decision
+    free = n_correct - m * n_pass
+    if min(n_right, n_wrong, free, n_no_decision) < 0 or (n_right and right_low > m - 1):
+        return None
+    best = None
+    right_range = range(n_right * right_low, n_right * (m - 1) + 1) if n_right else range(1)
+    for right_total in right_range:
+        wrong_total = free - right_total
+        if not 0 <= wrong_total <= n_wrong * wrong_high or (wrong_total and not n_wrong):
+            continue
+        squares = 0
+        if n_right:
+            squares += _balanced(n_right, right_total)[2]
+        if n_wrong:
+            squares += _balanced(n_wrong, wrong_total)[2]
+        if best is None or squares < best[0]:
+            best = (squares, right_total, wrong_total)
+    if best is None:
+        return None
+    _, right_total, wrong_total = best
+    counts = [m] * n_pass + [0] * n_no_decision
+    for count, total in ((n_right, right_total), (n_wrong, wrong_total)):
+        if count:
+            q, r, _ = _balanced(count, total)
+            counts += [q] * (count - r) + [q + 1] * r
+    return np.sort(np.array(counts, dtype="int64"))
+
+
+def design_effect_bound(
+    conditions: pd.DataFrame, trials_per_cell: int, assumption: str = NO_NULLS
+) -> pd.DataFrame:
+    """Per published condition: the smallest design effect of mean-trial accuracy its counts
+    allow and the narrowest scenario-clustered 95% interval, beside the Wilson interval on
+    trials (which treats them as independent).
+
+    Parameters
+    ----------
+    conditions : DataFrame
+        ``condition`` (or ``label``), ``n_cells, n_trials, n_trials_correct, n_pass5,
+        n_modal_correct, n_hold_opportunities, n_proceed_opportunities``.
+    trials_per_cell : int
+    assumption : str
+        :data:`NO_NULLS` or :data:`NULLS_ALLOWED` (weaker, so a smaller bound).
+
+    Returns
+    -------
+    DataFrame
+        ``condition, estimate, design_effect_min, icc_min, n_effective, ci_low, ci_high,
+        wilson_low, wilson_high, method, assumption, note``.
+    """
+    name = "label" if "label" in conditions.columns else "condition"
+    rows = []
+    for row in conditions.to_dict("records"):
+        cells, n, k = int(row["n_cells"]), int(row["n_trials"]), int(row["n_trials_correct"])
+        decided = int(row["n_hold_opportunities"]) + int(row["n_proceed_opportunities"])
+        base = {
+            "condition": row[name],
+            "estimate": k / n if n else np.nan,
+            "method": BOUND_METHOD,
+            "assumption": assumption,
+            "note": "",
+        }
+        if n:
+            w_low, w_high = proportion_confint(k, n, method="wilson")
+            base.update(wilson_low=float(w_low), wilson_high=float(w_high))
+        counts = least_clustered_counts(
+            cells,
+            trials_per_cell,
+            k,
+            int(row["n_pass5"]),
+            int(row["n_modal_correct"]),
+            cells - decided,
+            assumption,
+        )
+        if counts is None:
+            rows.append({**base, "note": f"no per-cell histogram fits the counts ({assumption})"})
+            continue
+        icc, deff = anova_icc(counts, np.full(len(counts), trials_per_cell))
+        if not np.isfinite(deff):  # every trial alike, or one cell: no spread to bound
+            rows.append({**base, "note": "no bound: every trial alike or fewer than two cells"})
+            continue
+        effective = n / max(deff, 1.0)  # a design effect below 1 is not used to narrow
+        low, high = proportion_confint(k / n * effective, effective, method="wilson")
+        rows.append(
+            {
+                **base,
+                "design_effect_min": deff,
+                "icc_min": icc,
+                "n_effective": effective,
+                "ci_low": float(min(low, k / n)),
+                "ci_high": float(max(high, k / n)),
+            }
+        )
+    columns = [
+        "condition",
+        "estimate",
+        "design_effect_min",
+        "icc_min",
+        "n_effective",
+        "ci_low",
+        "ci_high",
+        "wilson_low",
+        "wilson_high",
+        "method",
+        "assumption",
+        "note",
+    ]
+    return pd.DataFrame(rows).reindex(columns=columns)

@@ -1,0 +1,120 @@
+"""Table 2's clustered bound: the smallest design effect the published counts allow, held to
+an enumeration of every per-cell assignment, and upstream's modal rule behind its bands."""
+
+from __future__ import annotations
+
+import itertools
+
+import numpy as np
+import pandas as pd
+import pytest
+from scipy import stats
+
+from analysis.inference import anova_icc
+from analysis.inference.design_bound import (
+    NO_NULLS,
+    NULLS_ALLOWED,
+    design_effect_bound,
+    least_clustered_counts,
+)
+
+
+def _smallest_by_enumeration(cells, m, correct, n_pass, modal, none, assumption):
+    """Every assignment of (outcome, correct trials) to cells, each cell's correct trials in
+    what upstream's rule allows for its outcome (the bands restated by cases, not by
+    formula): the smallest ANOVA design effect among those matching the counts."""
+    options = [("pass", m)]
+    for c in range(m):
+        wrong = m - c
+        # modal correct short of m: with nulls, c correct against at most c wrong ones
+        if c >= 1 and (assumption == NULLS_ALLOWED or c >= wrong):
+            options.append(("right", c))
+        if c <= m - c:  # modal wrong: at least as many wrong as correct trials
+            options.append(("wrong", c))
+    options.append(("none", 0))
+    best = None
+    for combo in itertools.combinations_with_replacement(options, cells):
+        kinds = [k for k, _ in combo]
+        counts = np.array([c for _, c in combo])
+        if (
+            counts.sum() == correct
+            and kinds.count("pass") == n_pass
+            and kinds.count("pass") + kinds.count("right") == modal
+            and kinds.count("none") == none
+        ):
+            deff = anova_icc(counts, np.full(cells, m))[1]
+            best = deff if best is None or deff < best else best
+    return best
+
+
+@pytest.mark.parametrize("assumption", [NO_NULLS, NULLS_ALLOWED])
+def test_the_smallest_design_effect_matches_an_enumeration(assumption):
+    rng = np.random.default_rng(3)
+    checked = 0
+    for _ in range(60):
+        cells, m = int(rng.integers(3, 7)), int(rng.choice([3, 4, 5]))
+        counts = rng.integers(0, m + 1, cells)
+        n_pass = int((counts == m).sum())
+        # the counts a release could publish from some cells of this size
+        modal = n_pass + int(((counts >= (m + 1) // 2) & (counts < m)).sum())
+        none = int(rng.integers(0, 2)) if (counts == 0).any() else 0
+        correct = int(counts.sum())
+        expected = _smallest_by_enumeration(cells, m, correct, n_pass, modal, none, assumption)
+        got = least_clustered_counts(cells, m, correct, n_pass, modal, none, assumption)
+        if expected is None:
+            assert got is None
+            continue
+        deff = anova_icc(got, np.full(cells, m))[1]
+        if np.isnan(expected):
+            assert np.isnan(deff)
+        else:
+            assert deff == pytest.approx(expected)
+            checked += 1
+    assert checked > 30
+
+
+def test_the_bound_is_never_narrower_than_wilson_and_holds_the_counts():
+    conditions = pd.DataFrame(
+        {
+            "condition": ["a (off)", "b (off)"],
+            "n_cells": [106, 106],
+            "n_trials": [530, 530],
+            "n_trials_correct": [492, 310],
+            "n_pass5": [97, 40],
+            "n_modal_correct": [98, 62],
+            "n_hold_opportunities": [50, 50],
+            "n_proceed_opportunities": [56, 55],
+        }
+    )
+    out = design_effect_bound(conditions, 5, NULLS_ALLOWED)
+    assert (out.design_effect_min > 1).all()
+    assert ((out.ci_high - out.ci_low) > (out.wilson_high - out.wilson_low)).all()
+    # the Wilson interval at n / DEFF by its formula (the package calls statsmodels)
+    row = out.iloc[0]
+    effective = 530 / row.design_effect_min
+    z = stats.norm.ppf(0.975)
+    p = 492 / 530
+    centre = (p + z * z / (2 * effective)) / (1 + z * z / effective)
+    half = (
+        z / (1 + z * z / effective) * np.sqrt(p * (1 - p) / effective + z * z / (4 * effective**2))
+    )
+    assert (row.ci_low, row.ci_high) == pytest.approx((centre - half, centre + half))
+    strict = design_effect_bound(conditions, 5, NO_NULLS)
+    assert (strict.design_effect_min >= out.design_effect_min - 1e-12).all()
+
+
+def test_counts_no_histogram_fits_give_a_row_that_says_so():
+    conditions = pd.DataFrame(
+        {
+            "condition": ["x (off)"],
+            "n_cells": [4],
+            "n_trials": [20],
+            "n_trials_correct": [20],  # every trial right, yet no pass cell
+            "n_pass5": [0],
+            "n_modal_correct": [4],
+            "n_hold_opportunities": [2],
+            "n_proceed_opportunities": [2],
+        }
+    )
+    row = design_effect_bound(conditions, 5).iloc[0]
+    assert np.isnan(row.ci_low) and "no per-cell histogram" in row.note
