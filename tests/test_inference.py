@@ -186,7 +186,7 @@ def test_pooled_quantities_on_the_reference_policies(scenarios):
     for row in patterns.itertuples():
         name = row.quantity.removeprefix("modal accuracy: ")
         assert row.estimate == pytest.approx(table3.loc[name, "accuracy"])
-        assert row.wilson_low == pytest.approx(table3.loc[name, "accuracy_low"])
+        assert row.independent_low == pytest.approx(table3.loc[name, "accuracy_low"])
 
 
 # --------------------------------------------------------------------------------------------
@@ -431,7 +431,7 @@ def test_pooled_asymmetry_without_under_refusals_keeps_numeric_columns():
     out = inf.pooled_direction_asymmetry(cells, scenarios, n_boot=200)
     ratio = out.set_index("quantity").loc["over / under rate ratio"]
     assert np.isnan(ratio.ci_low) and np.isnan(ratio.estimate)
-    numeric = ["estimate", "ci_low", "ci_high", "wilson_low", "wilson_high"]
+    numeric = ["estimate", "ci_low", "ci_high", "independent_low", "independent_high"]
     assert all(pd.api.types.is_float_dtype(out[c]) for c in numeric)
 
 
@@ -447,7 +447,7 @@ def test_pooled_asymmetry_without_over_refusals_has_a_zero_ratio_and_no_log_inte
         out = inf.pooled_direction_asymmetry(cells, scenarios, n_boot=200)
     ratio = out.set_index("quantity").loc["over / under rate ratio"]
     assert ratio.estimate == 0.0
-    assert np.isnan(ratio.wilson_low) and np.isnan(ratio.wilson_high)
+    assert np.isnan(ratio.independent_low) and np.isnan(ratio.independent_high)
 
 
 def test_a_source_whose_every_cell_was_filtered_gives_empty_estimates():

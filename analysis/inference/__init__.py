@@ -6,15 +6,22 @@ with ``estimate, ci_low, ci_high`` (95%), ``p`` where there is a test, ``method`
 ``n_clusters`` (scenarios). Resampling is seeded (``SEED``) with ``N_BOOT`` resamples.
 
 - :mod:`.paired`: reasoning floor against high, paired by scenario; unpaired fallback; power
+Estimand (:data:`ESTIMAND`, stated once): every clustered interval is about a population of
+scenarios like these (scenarios resampled), unless its row says otherwise; an interval that
+treats trials as independent fits only these scenarios held fixed. Fewer than
+:data:`MIN_CLUSTERS` scenarios: NaN bounds and a note; a bootstrap without spread: Wilson on
+scenarios (named in ``method``); never a zero-width interval.
+
 - :mod:`.clustered`: scenario-clustered intervals, ICC and design effect, pooled quantities
-- :mod:`.multiplicity`: Holm and Benjamini-Hochberg
+- :mod:`.design_bound`: the smallest design effect published counts allow (Table 2)
+- :mod:`.multiplicity`: Holm and Benjamini-Hochberg within named families (:data:`FAMILIES`)
 - :mod:`.passk`: pass^k
 - :mod:`.ranks`: leaderboard rank uncertainty
 - :mod:`.difficulty`: pattern odds ratios with scenario random effects
 - :mod:`.simulate`: a generator with known truth, for validation
 """
 
-from analysis.inference._arrays import N_BOOT, SEED
+from analysis.inference._arrays import ESTIMAND, MIN_CLUSTERS, N_BOOT, SEED
 from analysis.inference.clustered import (
     anova_icc,
     clustered_accuracy,
@@ -24,8 +31,9 @@ from analysis.inference.clustered import (
     pooled_pattern_accuracy,
     trial_rows,
 )
+from analysis.inference.design_bound import design_effect_bound, least_clustered_counts
 from analysis.inference.difficulty import pattern_difficulty
-from analysis.inference.multiplicity import adjust_pvalues
+from analysis.inference.multiplicity import FAMILIES, adjust_pvalues
 from analysis.inference.paired import (
     minimum_detectable_difference,
     newcombe_paired_interval,
@@ -36,16 +44,25 @@ from analysis.inference.paired import (
     unpaired_reasoning,
 )
 from analysis.inference.passk import pass_hat_k
-from analysis.inference.ranks import rank_uncertainty, rank_uncertainty_from_counts
+from analysis.inference.ranks import (
+    rank_uncertainty,
+    rank_uncertainty_from_counts,
+    simultaneous_rank_sets,
+)
 from analysis.inference.simulate import simulate_release
 
 __all__ = [
+    "ESTIMAND",
+    "FAMILIES",
+    "MIN_CLUSTERS",
     "N_BOOT",
     "SEED",
     "adjust_pvalues",
     "anova_icc",
     "clustered_accuracy",
+    "design_effect_bound",
     "gee_accuracy",
+    "least_clustered_counts",
     "minimum_detectable_difference",
     "newcombe_paired_interval",
     "paired_accuracy_difference",
@@ -60,6 +77,7 @@ __all__ = [
     "rank_uncertainty_from_counts",
     "reasoning_pairs_of",
     "simulate_release",
+    "simultaneous_rank_sets",
     "trial_rows",
     "unpaired_reasoning",
 ]

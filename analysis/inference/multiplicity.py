@@ -1,24 +1,61 @@
-"""Multiplicity: Holm and Benjamini-Hochberg adjustment across a family of tests."""
+"""Multiplicity: Holm and Benjamini-Hochberg adjustment within families fixed here, before
+any data are read, each with the caveats its claims must carry."""
 
 from __future__ import annotations
+
+from dataclasses import dataclass
 
 import numpy as np
 import pandas as pd
 
 
+@dataclass(frozen=True)
+class Family:
+    """A family of tests adjusted together: what it holds and what its claims must say."""
+
+    name: str
+    holds: str
+    caveat: str
+
+
+#: Every family the paper adjusts within (keys name them in tables and numbers). A family is
+#: split by metric: one metric's contrasts are adjusted together.
+FAMILIES = {
+    "reasoning-published": Family(
+        "reasoning contrasts, published counts",
+        "each model's high minus floor setting, one test per model and metric",
+        "tests on counts treat trials (or cells) as independent: they ignore the pairing by "
+        "scenario (which a correlation across settings would sharpen) and the clustering of "
+        "trials within scenarios (which widens), so a contrast surviving here may not survive "
+        "with the per-trial verdicts, and one failing here may",
+    ),
+    "reasoning-paired": Family(
+        "reasoning contrasts, paired by scenario",
+        "each model's high minus floor setting on the per-trial verdicts, per metric",
+        "paired by scenario; the scenarios are taken as a sample of scenarios like them",
+    ),
+}
+
+
 def adjust_pvalues(
-    results: pd.DataFrame, family: str | list[str] | None = None, alpha: float = 0.05
+    results: pd.DataFrame,
+    family: str | list[str] | None = None,
+    alpha: float = 0.05,
+    named: str | None = None,
 ) -> pd.DataFrame:
     """``results`` with Holm (family-wise) and Benjamini-Hochberg (false discovery rate)
     adjusted p-values (pingouin.multicomp) and whether each survives at ``alpha``.
 
     Tests with no p-value stay out of the family. ``family``: column(s) whose values each
-    make one family (default: all rows are one family).
+    make one family (default: all rows are one family). ``named``: a key of
+    :data:`FAMILIES`; each row then carries the family's name (with its ``family`` values)
+    in ``family_name`` and its caveat in ``caveat``.
 
     Returns
     -------
     DataFrame
-        ``results`` plus ``p_holm, p_bh, survives_holm, survives_bh, family_size``.
+        ``results`` plus ``p_holm, p_bh, survives_holm, survives_bh, family_size`` (and
+        ``family_name, caveat`` with ``named``).
 
     Examples
     --------
@@ -29,6 +66,8 @@ def adjust_pvalues(
     """
     import pingouin as pg  # here, not at import: pingouin loads xarray (a kernel start)
 
+    if named is not None and named not in FAMILIES:
+        raise ValueError(f"unknown family {named!r}: one of {sorted(FAMILIES)}")
     out = results.copy()
     out["p_holm"], out["p_bh"] = np.nan, np.nan
     out["survives_holm"], out["survives_bh"] = False, False
@@ -51,4 +90,9 @@ def adjust_pvalues(
         out.loc[valid, "survives_holm"] = holm_reject
         out.loc[valid, "survives_bh"] = bh_reject
         out.loc[valid, "family_size"] = len(valid)
+    if named is not None:
+        spec = FAMILIES[named]
+        split = out[keys].astype(str).agg(", ".join, axis=1) if keys else ""
+        out["family_name"] = spec.name + (": " + split if keys else "")
+        out["caveat"] = spec.caveat
     return out

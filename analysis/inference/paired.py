@@ -238,6 +238,7 @@ def tango_interval(
         return np.nan, np.nan
     z = stats.norm.ppf(1 - alpha / 2)
     estimate = (first_only - second_only) / n
+
     def bound(target: float, edge: float) -> float:
         f = lambda d: tango_score(d, first_only, second_only, n) - target  # noqa: E731
         if np.sign(f(edge)) == np.sign(f(estimate)) or f(edge) == 0:

@@ -32,7 +32,7 @@ NAMESPACE = {
     "run": "runs.inference",
 }
 #: Columns of the unpaired table a reader does not need (constant or empty there).
-UNPAIRED_HIDDEN = ["source", "model", "n_clusters", "n_unpaired"]
+UNPAIRED_HIDDEN = ["source", "model", "n_clusters", "n_unpaired", "caveat"]
 #: Columns of the pooled table the caption states instead.
 POOLED_HIDDEN = ["method", "note"]
 PAIRED_SHOWN = [
@@ -65,7 +65,9 @@ def points(value: float) -> Fraction:
 def unpaired_contrasts(conditions: pd.DataFrame) -> pd.DataFrame:
     """Reasoning high minus floor from the published counts
     (:func:`analysis.inference.unpaired_reasoning`), adjusted within each metric."""
-    return inf.adjust_pvalues(inf.unpaired_reasoning(conditions), family="metric")
+    return inf.adjust_pvalues(
+        inf.unpaired_reasoning(conditions), family="metric", named="reasoning-published"
+    )
 
 
 def reader_columns(frame: pd.DataFrame, hidden: list[str]) -> list[str]:
@@ -111,6 +113,8 @@ def unpaired_numbers(unpaired: pd.DataFrame) -> pd.DataFrame:
         ]
     family = unpaired.dropna(subset=["p"])
     excluding = int(((family.ci_low > 0) | (family.ci_high < 0)).sum())
+    published = inf.FAMILIES["reasoning-published"]
+    name, caveat = published.name, published.caveat
     rows += [
         value_number(
             "inference.reasoning.unpaired.n_tests",
@@ -129,14 +133,15 @@ def unpaired_numbers(unpaired: pd.DataFrame) -> pd.DataFrame:
         value_number(
             "inference.reasoning.unpaired.n_survive_holm",
             int(family.survives_holm.sum()),
-            "contrasts significant after Holm within their metric",
+            f"contrasts significant after Holm within their metric (family: {name}); {caveat}",
             unit="contrasts",
             digits=None,
         ),
         value_number(
             "inference.reasoning.unpaired.n_survive_bh",
             int(family.survives_bh.sum()),
-            "contrasts significant after Benjamini-Hochberg within their metric",
+            "contrasts significant after Benjamini-Hochberg within their metric (family: "
+            f"{name}); {caveat}",
             unit="contrasts",
             digits=None,
         ),
@@ -149,10 +154,12 @@ def unpaired_summary(unpaired: pd.DataFrame) -> str:
     many contrasts survive each adjustment."""
     family = unpaired.dropna(subset=["p"])
     excluding = int(((family.ci_low > 0) | (family.ci_high < 0)).sum())
+    published = inf.FAMILIES["reasoning-published"]
     return (
         f"{excluding} of {len(family)} unadjusted intervals exclude zero (about "
         f"{0.05 * len(family):.1f} would by chance); {int(family.survives_holm.sum())} survive "
-        f"Holm, {int(family.survives_bh.sum())} survive Benjamini-Hochberg."
+        f"Holm, {int(family.survives_bh.sum())} survive Benjamini-Hochberg, within the family "
+        f"'{published.name}' split by metric. Caveat: {published.caveat}."
     )
 
 
@@ -167,7 +174,7 @@ def published_rank_numbers(ranks: pd.DataFrame) -> pd.DataFrame:
             value_number(
                 f"{base}.p_first",
                 float(row.p_first),
-                f"probability of ranking first, {note}",
+                f"probability of ranking first (ties shared), {note}",
                 unit="probability",
                 digits=3,
             ),
@@ -185,6 +192,20 @@ def published_rank_numbers(ranks: pd.DataFrame) -> pd.DataFrame:
                 unit="rank",
                 digits=None,
             ),
+            value_number(
+                f"{base}.rank_low_joint",
+                int(row.rank_low_joint),
+                f"simultaneous 95% rank set (all conditions at once), lower end, {note}",
+                unit="rank",
+                digits=None,
+            ),
+            value_number(
+                f"{base}.rank_high_joint",
+                int(row.rank_high_joint),
+                f"simultaneous 95% rank set (all conditions at once), upper end, {note}",
+                unit="rank",
+                digits=None,
+            ),
         ]
     return numbers_table(rows)
 
@@ -195,10 +216,22 @@ def rank_figure(ranks: pd.DataFrame, title: str) -> plt.Figure:
     shown, note = first_and_last(ranks.sort_values("rank", kind="stable"))
     order = shown.iloc[::-1].reset_index(drop=True)
     fig, ax = plt.subplots(figsize=(7, 0.22 * len(order) + 1.5))
-    ax.hlines(order.index, order.rank_low, order.rank_high, color=PAIR[1], lw=3)
-    ax.plot(order["rank"], order.index, "o", color=PAIR[0])
+    if "rank_low_joint" in order:
+        ax.hlines(
+            order.index,
+            order.rank_low_joint - 0.25,
+            order.rank_high_joint + 0.25,
+            color=PAIR[1],
+            lw=1,
+            label="simultaneous 95% rank set (all at once)",
+        )
+    ax.hlines(
+        order.index, order.rank_low, order.rank_high, color=PAIR[1], lw=3, label="marginal 95%"
+    )
+    ax.plot(order["rank"], order.index, "o", color=PAIR[0], label="rank")
     ax.set_yticks(list(order.index), order.condition, fontsize=7)
-    ax.set(xlabel="rank (95% bootstrap interval)", title=f"{title}\n{note}".strip())
+    ax.set(xlabel="rank (bootstrap)", title=f"{title}\n{note}".strip())
+    ax.legend(fontsize=6, loc="lower left")
     ax.xaxis.set_major_locator(MaxNLocator(integer=True, min_n_ticks=1))  # whole ranks
     # best at the right, half a rank beyond the extremes (one condition: rank 1 alone)
     ax.set_xlim(max(order.rank_high.max(), order["rank"].max()) + 0.5, 0.5)
@@ -321,7 +354,7 @@ def _paired_contrasts(section: Section, cells: pd.DataFrame, tag: str) -> None:
         ],
         ignore_index=True,
     )
-    paired = inf.adjust_pvalues(paired, family="metric")
+    paired = inf.adjust_pvalues(paired, family="metric", named="reasoning-paired")
     section.table(
         paired,
         f"inference-{tag}-reasoning-paired",
@@ -396,13 +429,16 @@ def per_trial_inference(
     section.table(
         ranks,
         f"inference-{tag}-ranks",
-        "Rank by mean trial accuracy: scenario bootstrap 95% rank intervals and P(first).",
+        "Rank by mean trial accuracy: scenario bootstrap marginal 95% rank intervals (one "
+        "condition alone), simultaneous 95% rank sets (every condition at once; "
+        "joint_coverage is their coverage in the resamples) and P(first), ties shared.",
         show_rows=40,
     )
     section.figure(
         rank_figure(ranks, f"Rank uncertainty ({tag}), scenario bootstrap"),
         f"inference-{tag}-ranks",
-        f"Rank by mean trial accuracy with scenario-bootstrap 95% rank intervals ({tag} verdicts).",
+        f"Rank by mean trial accuracy with scenario-bootstrap marginal 95% rank intervals "
+        f"(thick) and simultaneous 95% rank sets (thin) ({tag} verdicts).",
     )
 
     pooled = pd.concat(
