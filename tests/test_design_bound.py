@@ -118,3 +118,49 @@ def test_counts_no_histogram_fits_give_a_row_that_says_so():
     )
     row = design_effect_bound(conditions, 5).iloc[0]
     assert np.isnan(row.ci_low) and "no per-cell histogram" in row.note
+
+
+def test_table2_carries_a_clustered_bound_for_every_published_condition(conditions):
+    from analysis.leaderboard import leaderboard_table, rank_conditions
+    from analysis.sections.leaderboard import (
+        CLUSTERED_CI,
+        INDEPENDENT_CI,
+        bound_numbers,
+        clustered_bounds,
+        separation_text,
+        with_clustered_columns,
+    )
+
+    ranked = rank_conditions(conditions)
+    bounds = clustered_bounds(ranked)
+    assert bounds.ci_low.notna().all() and (bounds.design_effect_min > 1).all()
+    assert ((bounds.ci_high - bounds.ci_low) > (bounds.wilson_high - bounds.wilson_low)).all()
+    assert (bounds.design_effect_min_no_nulls >= bounds.design_effect_min - 1e-12).all()
+    table = with_clustered_columns(leaderboard_table(ranked), bounds)
+    assert table[INDEPENDENT_CI].tolist() == leaderboard_table(ranked)["95% CI"].tolist()
+    assert table[CLUSTERED_CI].str.match(r"^\[\d+\.\d%, \d+\.\d%\]$").all()
+    names = set(bound_numbers(bounds, ranked).name)
+    assert len([n for n in names if n.endswith("clustered_low")]) == len(ranked)
+    text = separation_text(bounds)
+    leader = ranked.label.iloc[0]
+    assert leader in text and "cannot be ordered" in text
+
+
+def test_one_condition_or_no_spread_gives_no_bound_and_says_so():
+    from analysis.sections.leaderboard import separation_text
+
+    one = pd.DataFrame(
+        {
+            "condition": ["a (off)"],
+            "n_cells": [1],
+            "n_trials": [5],
+            "n_trials_correct": [3],
+            "n_pass5": [0],
+            "n_modal_correct": [1],
+            "n_hold_opportunities": [1],
+            "n_proceed_opportunities": [0],
+        }
+    )
+    out = design_effect_bound(one, 5)
+    assert np.isnan(out.ci_low.iloc[0]) and "no bound" in out.note.iloc[0]
+    assert "No condition has a clustered bound" in separation_text(out.assign(rank=1))

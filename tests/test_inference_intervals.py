@@ -268,3 +268,40 @@ def test_named_families_carry_their_caveat_and_match_statsmodels():
     assert out.caveat.str.contains("ignore the pairing").all()
     with pytest.raises(ValueError, match="unknown family"):
         inf.adjust_pvalues(frame, named="everything")
+
+
+# --------------------------------------------------------------------------------------------
+# The estimand, and resampling within strata
+# --------------------------------------------------------------------------------------------
+
+
+def test_resampling_within_strata_matches_the_stratified_variance_formula():
+    from analysis.inference._arrays import accuracy_replicates, cell_arrays
+
+    rng = np.random.default_rng(4)
+    strata = np.repeat(["x", "y"], [30, 20])
+    level = np.where(strata == "x", 0.9, 0.3)  # strata far apart: free resampling mixes them
+    spec = {
+        (f"s{i:02d}", FLOOR): [B if rng.random() < p else A for _ in range(5)]
+        for i, p in enumerate(level)
+    }
+    cells, _ = _cells(spec)
+    arrays = cell_arrays(cells)
+    labels = pd.Series(strata, index=[f"s{i:02d}" for i in range(50)]).loc[arrays.scenarios]
+    replicates = accuracy_replicates(arrays, 8000, 1, labels.to_numpy())[:, 0]
+    # equal cells of 5 trials: the mean over scenarios of each scenario's share; resampling
+    # n_h of n_h within each stratum has variance sum (n_h / n)^2 s_h^2 (n_h - 1) / n_h^2
+    share = arrays.n_correct[0] / arrays.n_trials[0]
+    expected = sum(
+        (share[labels.to_numpy() == h].size / 50) ** 2
+        * share[labels.to_numpy() == h].var(ddof=1)
+        * (share[labels.to_numpy() == h].size - 1)
+        / share[labels.to_numpy() == h].size ** 2
+        for h in ("x", "y")
+    )
+    assert replicates.var() == pytest.approx(expected, rel=0.06)
+    free = accuracy_replicates(arrays, 8000, 1)[:, 0]
+    assert free.var() > 1.5 * replicates.var()
+    out = inf.clustered_accuracy(cells, n_boot=500, strata=labels)
+    assert out.method.iloc[0].endswith("within strata")
+    assert out.estimand.iloc[0] == inf.ESTIMAND

@@ -33,8 +33,9 @@ NAMESPACE = {
 }
 #: Columns of the unpaired table a reader does not need (constant or empty there).
 UNPAIRED_HIDDEN = ["source", "model", "n_clusters", "n_unpaired", "caveat"]
-#: Columns of the pooled table the caption states instead.
-POOLED_HIDDEN = ["method", "note"]
+#: Columns of the pooled table a reader does not need (every interval's method and note are
+#: shown: a fallback or a refusal is named in its row).
+POOLED_HIDDEN: list[str] = []
 PAIRED_SHOWN = [
     "contrast",
     "metric",
@@ -96,8 +97,19 @@ def unpaired_numbers(unpaired: pd.DataFrame) -> pd.DataFrame:
     rows = []
     for row in unpaired.itertuples():
         base = f"inference.reasoning.{slug(row.model)}.{row.metric}"
+        survives = [
+            name
+            for name, kept in (("Holm", row.survives_holm), ("Benjamini-Hochberg", row.survives_bh))
+            if kept
+        ]
+        claim = note
+        if survives and "family_name" in unpaired.columns:
+            claim += (
+                f"; significant after {' and '.join(survives)} in the family "
+                f"'{row.family_name}', with its caveat: {row.caveat}"
+            )
         rows += [
-            value_number(f"{base}.unpaired_diff", points(row.estimate), note, unit="points"),
+            value_number(f"{base}.unpaired_diff", points(row.estimate), claim, unit="points"),
             value_number(
                 f"{base}.unpaired_ci_low",
                 points(row.ci_low),
@@ -453,9 +465,10 @@ def per_trial_inference(
         pooled,
         f"inference-{tag}-pooled",
         "Pooled quantities (Table 3 per pattern, mirror-vs-anchor gap, headline asymmetry): "
-        "scenario-cluster bootstrap (percentile; scenarios resampled within pattern, or "
-        "within required gate for the gap and the asymmetry) beside the release's interval "
-        "on cells (for the gap: Newcombe's unpaired interval, which ignores clustering).",
+        "scenario-cluster bootstrap (percentile; scenarios resampled within pattern for Table 3 "
+        "and the gap, within required gate for the asymmetry; a fallback or refusal named in "
+        "method and note) beside an interval on cells that ignores clustering "
+        "(independent_method names it).",
         show_rows=40,
         columns=reader_columns(pooled, POOLED_HIDDEN),
     )
