@@ -61,6 +61,9 @@ def test_fewer_scenarios_than_the_minimum_give_no_interval_and_say_why():
         assert table.note.str.contains(f"{n} ").all()
     gee = inf.gee_accuracy(cells)
     assert gee.ci_low.isna().all() and gee.note.str.contains("fewer than").all()
+    ranks = inf.rank_uncertainty(cells, n_boot=200)
+    assert ranks.rank_low.isna().all() and ranks.p_first.isna().all()
+    assert ranks.note.str.startswith(f"no rank sets: {n} scenario(s)").all()
 
 
 def test_guarded_interval_keeps_a_spread_and_refuses_a_spreadless_difference():

@@ -12,6 +12,7 @@ import pandas as pd
 from scipy.stats import rankdata
 
 from analysis.inference._arrays import (
+    MIN_CLUSTERS,
     N_BOOT,
     SEED,
     accuracy_replicates,
@@ -92,7 +93,8 @@ def rank_uncertainty(cells: pd.DataFrame, n_boot: int = N_BOOT, seed: int = SEED
     interval for each condition's rank, simultaneous 95% rank sets
     (:func:`simultaneous_rank_sets`) and its probability of ranking first (ties shared);
     scenarios are resampled (shared by all conditions, so the comparison stays paired).
-    Ties share the best rank.
+    Ties share the best rank. A source of fewer than ``MIN_CLUSTERS`` scenarios gets no
+    rank sets and no P(first) (``note`` says why).
 
     Examples
     --------
@@ -108,9 +110,16 @@ def rank_uncertainty(cells: pd.DataFrame, n_boot: int = N_BOOT, seed: int = SEED
         replicates = accuracy_replicates(arrays, n_boot, seed + offset)
         estimate = ratio(arrays.n_correct.sum(1), arrays.n_trials.sum(1))
         clusters = (arrays.scored > 0).sum(1)
-        frames.append(
-            _summarise(arrays.conditions, estimate, replicates, BY_SCENARIO, clusters, source)
-        )
+        frame = _summarise(arrays.conditions, estimate, replicates, BY_SCENARIO, clusters, source)
+        if len(arrays.scenarios) < MIN_CLUSTERS:
+            sets = ["rank_low", "rank_high", "rank_low_joint", "rank_high_joint"]
+            frame[sets] = pd.NA
+            frame[sets] = frame[sets].astype("Int64")
+            frame[["joint_coverage", "p_first"]] = np.nan
+            frame["note"] = (
+                f"no rank sets: {len(arrays.scenarios)} scenario(s), fewer than {MIN_CLUSTERS}"
+            )
+        frames.append(frame)
     return pd.concat(frames, ignore_index=True) if frames else pd.DataFrame()
 
 

@@ -17,7 +17,7 @@ from matplotlib.ticker import MaxNLocator
 
 from analysis import inference as inf
 from analysis.breakdowns import POOL_OF
-from analysis.figures import PAIR, first_and_last, percent_axis, tight_layout
+from analysis.figures import PAIR, first_and_last, legend_below, percent_axis, tight_layout
 from analysis.formatting import exact_fraction
 from analysis.leaderboard import read_names
 from analysis.provenance import numbers_table, slug, value_number
@@ -223,7 +223,8 @@ def published_rank_numbers(ranks: pd.DataFrame) -> pd.DataFrame:
 
 
 def rank_figure(ranks: pd.DataFrame, title: str) -> plt.Figure:
-    """Each condition's rank with its 95% bootstrap interval, best at the top (beyond
+    """Each condition's rank with its marginal 95% bootstrap interval (thick) and, where
+    ``ranks`` has them, its simultaneous 95% rank set (thin), best at the top (beyond
     ``analysis.figures.FIGURE_ROWS`` conditions, the best and the worst)."""
     shown, note = first_and_last(ranks.sort_values("rank", kind="stable"))
     order = shown.iloc[::-1].reset_index(drop=True)
@@ -243,11 +244,12 @@ def rank_figure(ranks: pd.DataFrame, title: str) -> plt.Figure:
     ax.plot(order["rank"], order.index, "o", color=PAIR[0], label="rank")
     ax.set_yticks(list(order.index), order.condition, fontsize=7)
     ax.set(xlabel="rank (bootstrap)", title=f"{title}\n{note}".strip())
-    ax.legend(fontsize=6, loc="lower left")
     ax.xaxis.set_major_locator(MaxNLocator(integer=True, min_n_ticks=1))  # whole ranks
     # best at the right, half a rank beyond the extremes (one condition: rank 1 alone)
-    ax.set_xlim(max(order.rank_high.max(), order["rank"].max()) + 0.5, 0.5)
+    widest = order.rank_high_joint if "rank_high_joint" in order else order.rank_high
+    ax.set_xlim(max(widest.max(), order.rank_high.max(), order["rank"].max()) + 0.5, 0.5)
     tight_layout(fig)
+    legend_below(ax, ncols=3)
     return fig
 
 
@@ -446,12 +448,15 @@ def per_trial_inference(
         "joint_coverage is their coverage in the resamples) and P(first), ties shared.",
         show_rows=40,
     )
-    section.figure(
-        rank_figure(ranks, f"Rank uncertainty ({tag}), scenario bootstrap"),
-        f"inference-{tag}-ranks",
-        f"Rank by mean trial accuracy with scenario-bootstrap marginal 95% rank intervals "
-        f"(thick) and simultaneous 95% rank sets (thin) ({tag} verdicts).",
-    )
+    if ranks["rank_low"].isna().all():
+        print(f"No rank figure ({tag}): {ranks['note'].iloc[0]}.")
+    else:
+        section.figure(
+            rank_figure(ranks, f"Rank uncertainty ({tag}), scenario bootstrap"),
+            f"inference-{tag}-ranks",
+            f"Rank by mean trial accuracy with scenario-bootstrap marginal 95% rank intervals "
+            f"(thick) and simultaneous 95% rank sets (thin) ({tag} verdicts).",
+        )
 
     pooled = pd.concat(
         [
