@@ -308,3 +308,33 @@ def test_resampling_within_strata_matches_the_stratified_variance_formula():
     out = inf.clustered_accuracy(cells, n_boot=500, strata=labels)
     assert out.method.iloc[0].endswith("within strata")
     assert out.estimand.iloc[0] == inf.ESTIMAND
+
+
+def test_the_correlation_a_holm_survivor_needs_puts_the_paired_test_on_its_threshold():
+    from analysis.inference.pairing_bound import correlation_needed
+
+    conditions = pd.DataFrame(
+        {
+            "model": ["m", "m", "n", "n"],
+            "reasoning_level": ["floor", "high", "floor", "high"],
+            "n_over_refusals": [10, 24, 12, 15],
+            "n_proceed_opportunities": [50, 50, 50, 50],
+        }
+    )
+    adjusted = pd.DataFrame(
+        {
+            "model": ["m", "n"],
+            "metric": ["over_refusal"] * 2,
+            "estimate": [14 / 50, 3 / 50],
+            "p": [0.001, 0.5],
+        }
+    )
+    rho = correlation_needed(adjusted, conditions, 5)
+    # the paired z-test at that correlation, its variance from explicit binary outcomes
+    floor = np.r_[np.ones(10), np.zeros(40)]
+    high = np.r_[np.ones(24), np.zeros(26)]
+    sd_f, sd_h = floor.std(ddof=1), high.std(ddof=1)
+    variance = (sd_f**2 + sd_h**2 - 2 * rho[0] * sd_f * sd_h) / 50
+    p = 2 * stats.norm.sf((14 / 50) / np.sqrt(variance))
+    assert p == pytest.approx(0.05 / 2)  # first of two: Holm's step alpha / 2
+    assert rho[0] < rho[1]  # the smaller difference needs more correlation

@@ -15,6 +15,7 @@ scenarios (named in ``method``); never a zero-width interval.
 - :mod:`.clustered`: scenario-clustered intervals, ICC and design effect, pooled quantities
 - :mod:`.design_bound`: the smallest design effect published counts allow (Table 2)
 - :mod:`.multiplicity`: Holm and Benjamini-Hochberg within named families (:data:`FAMILIES`)
+- :mod:`.pairing_bound`: the correlation across settings an unpaired Holm survivor needs
 - :mod:`.passk`: pass^k
 - :mod:`.ranks`: leaderboard rank uncertainty
 - :mod:`.difficulty`: pattern odds ratios with scenario random effects
@@ -43,6 +44,7 @@ from analysis.inference.paired import (
     reasoning_pairs_of,
     unpaired_reasoning,
 )
+from analysis.inference.pairing_bound import correlation_needed
 from analysis.inference.passk import pass_hat_k
 from analysis.inference.ranks import (
     rank_uncertainty,
@@ -60,6 +62,7 @@ __all__ = [
     "adjust_pvalues",
     "anova_icc",
     "clustered_accuracy",
+    "correlation_needed",
     "design_effect_bound",
     "gee_accuracy",
     "least_clustered_counts",

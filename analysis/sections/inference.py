@@ -32,7 +32,16 @@ NAMESPACE = {
     "run": "runs.inference",
 }
 #: Columns of the unpaired table a reader does not need (constant or empty there).
-UNPAIRED_HIDDEN = ["source", "model", "n_clusters", "n_unpaired", "caveat"]
+UNPAIRED_HIDDEN = [
+    "source",
+    "model",
+    "n_clusters",
+    "n_unpaired",
+    "caveat",
+    "sd_diff",
+    "discordance",
+    "note",
+]
 #: Columns of the pooled table a reader does not need (every interval's method and note are
 #: shown: a fallback or a refusal is named in its row).
 POOLED_HIDDEN: list[str] = []
@@ -65,10 +74,18 @@ def points(value: float) -> Fraction:
 
 def unpaired_contrasts(conditions: pd.DataFrame) -> pd.DataFrame:
     """Reasoning high minus floor from the published counts
-    (:func:`analysis.inference.unpaired_reasoning`), adjusted within each metric."""
-    return inf.adjust_pvalues(
+    (:func:`analysis.inference.unpaired_reasoning`), adjusted within each metric, with the
+    smallest correlation across settings its Holm step needs
+    (:func:`analysis.inference.pairing_bound.correlation_needed`, ``rho_needed_holm``)."""
+    from analysis.inference.pairing_bound import correlation_needed
+    from analysis.leaderboard import trials_per_cell
+
+    adjusted = inf.adjust_pvalues(
         inf.unpaired_reasoning(conditions), family="metric", named="reasoning-published"
     )
+    m = trials_per_cell(conditions)
+    needed = correlation_needed(adjusted, conditions, m) if m and len(adjusted) else np.nan
+    return adjusted.assign(rho_needed_holm=needed)
 
 
 def reader_columns(frame: pd.DataFrame, hidden: list[str]) -> list[str]:
@@ -86,6 +103,22 @@ def ranks_columns(ranks: pd.DataFrame) -> list[str]:
     """Rank uncertainty's columns for a reader (the source and the empty cluster count left
     out)."""
     return reader_columns(ranks, ["source", "n_clusters"])
+
+
+def pairing_caveat(rho: float) -> str:
+    """What a Holm survivor's claim adds about the pairing it needs
+    (:func:`analysis.inference.pairing_bound.correlation_needed`); empty without a value."""
+    if pd.isna(rho):
+        return ""
+    if rho <= -1:
+        return "; a paired test over scenarios clears its Holm step whatever the correlation"
+    if rho > 1:
+        return "; a paired test over scenarios clears its Holm step at no correlation"
+    return (
+        "; a paired test over scenarios clears its Holm step only if the per-scenario "
+        f"outcomes correlate at least {rho:.2f} across settings (at the least clustering the "
+        "counts allow)"
+    )
 
 
 def unpaired_numbers(unpaired: pd.DataFrame) -> pd.DataFrame:
@@ -108,6 +141,7 @@ def unpaired_numbers(unpaired: pd.DataFrame) -> pd.DataFrame:
                 f"; significant after {' and '.join(survives)} in the family "
                 f"'{row.family_name}', with its caveat: {row.caveat}"
             )
+            claim += pairing_caveat(getattr(row, "rho_needed_holm", np.nan))
         rows += [
             value_number(f"{base}.unpaired_diff", points(row.estimate), claim, unit="points"),
             value_number(
@@ -167,11 +201,21 @@ def unpaired_summary(unpaired: pd.DataFrame) -> str:
     family = unpaired.dropna(subset=["p"])
     excluding = int(((family.ci_low > 0) | (family.ci_high < 0)).sum())
     published = inf.FAMILIES["reasoning-published"]
+    needs = ""
+    if "rho_needed_holm" in family.columns:
+        survivors = family.loc[family.survives_holm.astype(bool)]
+        needs = "".join(
+            f" For {r.contrast} ({r.metric}), "
+            + pairing_caveat(r.rho_needed_holm).removeprefix("; ")
+            + "."
+            for r in survivors.itertuples()
+            if pd.notna(r.rho_needed_holm)
+        )
     return (
         f"{excluding} of {len(family)} unadjusted intervals exclude zero (about "
         f"{0.05 * len(family):.1f} would by chance); {int(family.survives_holm.sum())} survive "
         f"Holm, {int(family.survives_bh.sum())} survive Benjamini-Hochberg, within the family "
-        f"'{published.name}' split by metric. Caveat: {published.caveat}."
+        f"'{published.name}' split by metric. Caveat: {published.caveat}.{needs}"
     )
 
 
