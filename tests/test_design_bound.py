@@ -141,6 +141,7 @@ def test_table2_carries_a_clustered_bound_for_every_published_condition(conditio
     assert table[CLUSTERED_CI].str.match(r"^\[\d+\.\d%, \d+\.\d%\]$").all()
     names = set(bound_numbers(bounds, ranked).name)
     assert len([n for n in names if n.endswith("clustered_low")]) == len(ranked)
+    assert len([n for n in names if n.endswith("accuracy_wilson_high")]) == len(ranked)
     text = separation_text(bounds)
     leader = ranked.label.iloc[0]
     assert leader in text and "cannot be ordered" in text

@@ -322,7 +322,8 @@ def separation_text(bounds: pd.DataFrame) -> str:
 
 
 def bound_numbers(bounds: pd.DataFrame, ranked: pd.DataFrame) -> pd.DataFrame:
-    """``table2.<condition>.mean_trial_accuracy_clustered_low`` / ``_high`` and
+    """``table2.<condition>.mean_trial_accuracy_clustered_low`` / ``_high`` beside
+    ``mean_trial_accuracy_wilson_low`` / ``_high`` (trials independent) and
     ``.design_effect_min`` (and ``_no_nulls``) per condition, and how many conditions overlap
     the leader and how many adjacent pairs overlap."""
     names = read_names(trials_per_cell(ranked))
@@ -332,7 +333,20 @@ def bound_numbers(bounds: pd.DataFrame, ranked: pd.DataFrame) -> pd.DataFrame:
         if pd.isna(row.ci_low):
             continue
         what = f"{row.condition}: mean trial accuracy"
+        independent = "Wilson 95% {end} bound treating trials as independent (the release's)"
         rows += [
+            value_number(
+                number_name("table2", row.condition, "mean_trial_accuracy_wilson_low"),
+                100 * row.wilson_low,
+                f"{what}, {independent.format(end='lower')}",
+                unit="%",
+            ),
+            value_number(
+                number_name("table2", row.condition, "mean_trial_accuracy_wilson_high"),
+                100 * row.wilson_high,
+                f"{what}, {independent.format(end='upper')}",
+                unit="%",
+            ),
             value_number(
                 number_name("table2", row.condition, "mean_trial_accuracy_clustered_low"),
                 100 * row.ci_low,
