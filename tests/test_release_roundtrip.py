@@ -18,6 +18,7 @@ from analysis import paths
 from analysis.formatting import unsigned_zero
 from analysis.leaderboard import CrossCheckError, load_conditions, rank_conditions
 from analysis.provenance import slug
+from analysis.sections.leaderboard import INDEPENDENT_CI
 from analysis.trial_crosscheck import load_checked_cells
 
 
@@ -139,7 +140,7 @@ def test_round_trip_through_the_build(built, paper):
     assert [r["condition"] for r in table] == writer.table2_order(conditions)
     columns = {
         "mean trial accuracy": "mean_trial_accuracy",
-        "95% CI": "mean_trial_accuracy_ci95",
+        INDEPENDENT_CI: "mean_trial_accuracy_ci95",
         "modal-of-5": "modal_accuracy",
         "pass5": "pass5",
         "under-refusal": "under_refusal",

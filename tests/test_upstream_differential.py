@@ -28,6 +28,7 @@ from analysis.formatting import js_fixed, percent_text, points_text, rate_text
 from analysis.leaderboard import CrossCheckError, load_conditions, rank_conditions
 from analysis.metrics import direction_asymmetry
 from analysis.scoring import condition_scores, record_correct
+from analysis.sections.leaderboard import INDEPENDENT_CI
 from analysis.trial_crosscheck import load_checked_cells, per_trial_strings
 
 FAST_SEEDS = (1, 2, 3)
@@ -399,7 +400,7 @@ def test_an_upstream_made_release_of_the_corpus_imports_and_builds(
     assert sorted(table2) == sorted(board)
     shown = {
         "mean trial accuracy": "mean_trial_accuracy",
-        "95% CI": "mean_trial_accuracy_ci95",
+        INDEPENDENT_CI: "mean_trial_accuracy_ci95",
         "modal-of-5": "modal_accuracy",
         "pass5": "pass5",
         "under-refusal": "under_refusal",
