@@ -3,17 +3,18 @@
 :func:`flips` pairs a model's floor and high conditions (or any two conditions of one
 source) by scenario: each side's modal decision and whether it is correct, and which way
 the scenario moved. :func:`flip_test` runs the paired test of ``analysis.inference`` on that
-table: the exact McNemar test and Newcombe's paired interval for the difference in modal
-accuracy (second minus first), on the scenarios both sides decided.
+table: McNemar's score test and Tango's score interval (one statistic, so the interval
+excludes 0 exactly when p < .05) for the difference in modal accuracy (second minus first),
+on the scenarios both sides decided.
 """
 
 from __future__ import annotations
 
 import numpy as np
 import pandas as pd
-from statsmodels.stats.contingency_tables import mcnemar
 
-from analysis.inference.paired import NEWCOMBE_PAIRED, newcombe_paired_interval
+from analysis.inference._arrays import MIN_CLUSTERS
+from analysis.inference.paired import MCNEMAR_SCORE, TANGO, mcnemar_score_p, tango_interval
 
 #: What happened to a scenario from the first condition to the second.
 CHANGES: tuple[str, ...] = ("fixed", "broke", "both correct", "both wrong", "unpaired")
@@ -172,11 +173,12 @@ def _changes(first: pd.Series, second: pd.Series) -> pd.Categorical:
 
 def flip_test(table: pd.DataFrame) -> pd.DataFrame:
     """The paired test on a :func:`flips` table: modal accuracy, second minus first, on the
-    scenarios both decided; the exact McNemar test (statsmodels) and Newcombe's paired
-    hybrid score interval, as ``analysis.inference.paired_binary_difference`` computes them.
+    scenarios both decided; McNemar's score test and Tango's score interval, as
+    ``analysis.inference.paired_binary_difference`` computes them (fewer than
+    ``MIN_CLUSTERS`` pairs: NaN bounds and p, and a note).
 
     Returns one row: ``source, first, second, metric, estimate, ci_low, ci_high, p, test,
-    method, n_clusters, n_unpaired, both, fixed, broke, neither``.
+    method, n_clusters, n_unpaired, both, fixed, broke, neither, note``.
     """
     change = table["change"].astype(str)
     counts = {name: int((change == name).sum()) for name in CHANGES}
@@ -187,8 +189,14 @@ def flip_test(table: pd.DataFrame) -> pd.DataFrame:
         counts["both wrong"],
     )
     n = both + fixed + broke + neither
-    low, high = newcombe_paired_interval(both, fixed, broke, neither)
-    p = float(mcnemar([[both, fixed], [broke, neither]], exact=True).pvalue) if n else np.nan
+    low, high, p, note = np.nan, np.nan, np.nan, ""
+    if n < MIN_CLUSTERS:
+        note = f"no test: {n} paired scenario(s), fewer than {MIN_CLUSTERS}"
+    else:
+        low, high = tango_interval(both, fixed, broke, neither)
+        p = mcnemar_score_p(fixed, broke)
+        if not fixed + broke:
+            note = "no discordant pair: the test has no information"
     one_side = table["first_correct"].notna() ^ table["second_correct"].notna()
     names = table[["source", "first", "second"]].drop_duplicates()
     if len(names) != 1:
@@ -202,14 +210,15 @@ def flip_test(table: pd.DataFrame) -> pd.DataFrame:
                 "ci_low": low,
                 "ci_high": high,
                 "p": p,
-                "test": "exact McNemar",
-                "method": NEWCOMBE_PAIRED,
+                "test": MCNEMAR_SCORE,
+                "method": TANGO,
                 "n_clusters": n,
                 "n_unpaired": int(one_side.sum()),
                 "both": both,
                 "fixed": fixed,
                 "broke": broke,
                 "neither": neither,
+                "note": note,
             }
         ]
     )

@@ -49,7 +49,7 @@ def test_the_tour_runs_on_the_release(tmp_path, scenarios):
     assert not [o for o in outputs if o.output_type == "error"]
     shown = "\n".join(str(o.get("data", {}).get("text/plain", "")) for o in outputs)
     assert "over_refusal" in shown and "under_refusal" in shown  # the one rates call
-    assert "exact McNemar" in shown  # the paired test of one pair
+    assert "McNemar score test" in shown  # the paired test of one pair
     html = "\n".join(str(o.get("data", {}).get("text/html", "")) for o in outputs)
     assert 'id="itables_' in html  # a long frame to sort and filter
     assert sum("image/png" in o.get("data", {}) for o in outputs) == 2
