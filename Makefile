@@ -95,7 +95,7 @@ export: data
 	$(PY) -m analysis.export
 
 clean:
-	rm -rf paper paper.previous paper.failed paper.staging data/processed
+	rm -rf paper paper.previous paper.failed paper.staging data/processed docs/_build
 
 # --- Gate runner ----------------------------------------------------------------------
 # `make run GATE=surface-flag` runs a gate into data/runs/local/<gate> (resumable), where the
