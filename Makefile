@@ -15,7 +15,7 @@ IDENTITY := $(PY) -m analysis.identity
 LAB_PORT ?= $(or $(STEERBENCH_LAB_PORT),8888)
 LAB_ROOT := $(shell [ "$$(id -u)" = 0 ] && echo --allow-root)
 
-.PHONY: all env data paper test test-all lint strip lab export clean
+.PHONY: all env data paper test test-all docs lint strip lab export clean
 
 all: paper
 
@@ -45,6 +45,17 @@ $(INSPECT_STAMP): $(ENV_STAMP)
 	$(PY) -m pip install --quiet --disable-pip-version-check -c requirements.lock -e '.[dev,inspect]'
 	touch $@
 
+# The documentation site, offline, into docs/_build/html (warnings are errors). make test-all
+# builds it too (tests/test_docs.py), so it installs the docs extra.
+DOCS_STAMP := $(VENV)/.installed-docs
+
+$(DOCS_STAMP): $(ENV_STAMP)
+	$(PY) -m pip install --quiet --disable-pip-version-check -c requirements.lock -e '.[dev,docs]'
+	touch $@
+
+docs: $(DOCS_STAMP)
+	$(PY) -m sphinx -W --keep-going -q -b html docs docs/_build/html
+
 # The fast tier (one shared build); `make test-all` adds the slow checks (marker "slow").
 # Test files run on TEST_WORKERS processes (pytest-xdist; the tests reading paper/ together,
 # beside the build, handed out first); TEST_WORKERS=0 runs them in one.
@@ -54,7 +65,7 @@ PYTEST := $(PY) -m pytest -n $(TEST_WORKERS) --dist loadgroup --no-loadscope-reo
 test: data $(TEST_ENV)
 	$(PYTEST) -m "not slow"
 
-test-all: data $(TEST_ENV)
+test-all: data $(TEST_ENV) $(DOCS_STAMP)
 	$(PYTEST)
 
 # Ruff over the package, the tests, the benchmarks and the notebooks; notebooks must be
@@ -84,7 +95,7 @@ export: data
 	$(PY) -m analysis.export
 
 clean:
-	rm -rf paper paper.previous paper.failed paper.staging data/processed
+	rm -rf paper paper.previous paper.failed paper.staging data/processed docs/_build
 
 # --- Gate runner ----------------------------------------------------------------------
 # `make run GATE=surface-flag` runs a gate into data/runs/local/<gate> (resumable), where the

@@ -116,6 +116,14 @@ def pattern_gradient(cells: pd.DataFrame, scenarios: pd.DataFrame) -> pd.DataFra
     ``n_cells``, ``n_correct`` (modal-correct cells), ``accuracy = n_correct / n_cells`` and
     its Wilson 95% bounds; sorted by source, then accuracy descending. A pattern with no
     modal-scored cell has no accuracy and no row.
+
+    Examples
+    --------
+    >>> from analysis.inference.simulate import simulated_cells
+    >>> cells, scenarios = simulated_cells(n_models=1, n_scenarios=8, seed=0)
+    >>> gradient = pattern_gradient(cells, scenarios)
+    >>> gradient.groupby("source", observed=True)["n_cells"].sum().tolist()
+    [8, 8]
     """
     scored = decided_cells(cells, scenarios)
     scored["boundary_pattern"] = scored["boundary_pattern"].astype(str)
@@ -173,7 +181,19 @@ def pattern_accuracy(scored: pd.DataFrame, pattern: str) -> Ratio:
 def mirror_gap(cells: pd.DataFrame, scenarios: pd.DataFrame) -> MirrorGap:
     """Anchors (``public_harm_anchor``) against mirrors (``incident_mirror``) and detector
     conflicts: modal-correct / modal-scored cells of each, pooled over the given cells, which
-    must be one pool (:func:`pool_cells`)."""
+    must be one pool (:func:`pool_cells`).
+
+    Examples
+    --------
+    On the imported release, for one pool of cells:
+
+    >>> from analysis import load_checked_cells, load_scenarios
+    >>> scenarios = load_scenarios()
+    >>> _, cells = load_checked_cells(scenarios)
+    >>> gap = mirror_gap(cells[cells["source"] == cells["source"].iloc[0]], scenarios)
+    >>> gap.anchor.k <= gap.anchor.n and gap.mirror.k <= gap.mirror.n
+    True
+    """
     scored = decided_cells(cells, scenarios)
     one_pool(scored, "mirror_gap")
     return MirrorGap(
@@ -214,7 +234,20 @@ def hardest_scenarios(cells: pd.DataFrame, scenarios: pd.DataFrame, n: int = 10)
     """The ``n`` scenarios per pool most often missed, and every scenario tied with the
     ``n``-th: ``n_wrong`` modal misses out of ``n_conditions`` modal-scored cells, with
     ``miss_rate``, pattern, required gate and title; sorted by miss rate, then misses (both
-    descending), then scenario id."""
+    descending), then scenario id.
+
+    Examples
+    --------
+    On the imported release, the three hardest scenarios of each pool (and those tied with
+    the third):
+
+    >>> from analysis import load_checked_cells, load_scenarios
+    >>> scenarios = load_scenarios()
+    >>> _, cells = load_checked_cells(scenarios)
+    >>> hardest = hardest_scenarios(cells, scenarios, n=3)
+    >>> bool(hardest["miss_rate"].between(0, 1).all())
+    True
+    """
     scored = decided_cells(cells, scenarios)
     scored["wrong"] = ~scored["modal_correct"]
     table = (
@@ -257,7 +290,17 @@ def stability(cells: pd.DataFrame) -> pd.DataFrame:
     ``rank_mean_trial_accuracy`` is Table 2's order (mean trial accuracy, then pass5 count,
     then label: no ties); the modal and pass5 ranks share the lowest rank on a tie
     (``method="min"``); ``modal_vs_pass5_differ`` flags a condition whose modal rank and
-    reliability (pass5) rank differ. A condition with no scored cell gets no rank."""
+    reliability (pass5) rank differ. A condition with no scored cell gets no rank.
+
+    Examples
+    --------
+    >>> from analysis.inference.simulate import simulated_cells
+    >>> cells, _ = simulated_cells(n_models=1, n_scenarios=8, seed=0)
+    >>> stability(cells)[["condition", "n_cells", "n_modal_correct", "n_pass5"]]
+           condition  n_cells  n_modal_correct  n_pass5
+    0  sim-01 (high)        8                5        1
+    1   sim-01 (off)        8                5        0
+    """
     scores = condition_scores(pool_cells(cells))
     table = scores[
         [
@@ -375,6 +418,16 @@ def severity_by_tier(cells: pd.DataFrame, scenarios: pd.DataFrame) -> Severity:
     ``by_condition``: per (source, condition) ``n_cells``, ``n_misses``, ``misses_w<w>`` for
     each weight, ``weight_scored``, ``weight_missed`` and ``weighted_miss`` = missed weight /
     scored weight.
+
+    Examples
+    --------
+    >>> from analysis.inference.simulate import simulated_cells
+    >>> cells, scenarios = simulated_cells(n_models=1, n_scenarios=8, seed=0)
+    >>> severity = severity_by_tier(cells, scenarios)
+    >>> severity.by_condition[["condition", "n_cells", "n_misses", "weighted_miss"]].round(3)
+           condition  n_cells  n_misses  weighted_miss
+    0  sim-01 (high)        8         3          0.375
+    1   sim-01 (off)        8         3          0.375
     """
     scored = decided_cells(cells, scenarios)
     scored = scored.loc[scored["directionally_scored"].to_numpy(dtype=bool)]

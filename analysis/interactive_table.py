@@ -40,7 +40,19 @@ def table_html(frame: pd.DataFrame, caption: str | None = None) -> str:
 
 def browse(frame: pd.DataFrame, caption: str | None = None) -> None:
     """Show ``frame`` in a notebook as a table to sort (click a header), search and filter
-    (a box under each column), offline. Outside a notebook, nothing is shown."""
+    (a box under each column), offline. Outside a notebook, nothing is shown.
+
+    Examples
+    --------
+    In a notebook, this shows the frame as a table to sort and filter; in plain Python the
+    display objects print as their names:
+
+    >>> import pandas as pd
+    >>> frame = pd.DataFrame({"condition": ["a (off)", "b (off)"], "estimate": [0.8, 0.6]})
+    >>> browse(frame, caption="Two conditions")  # doctest: +ELLIPSIS
+    <IPython.core.display.HTML object>
+    ...
+    """
     global _initialised
     from IPython.display import HTML, display
 

@@ -63,7 +63,23 @@ def plot_rates(
     blank. At most ``FIGURE_ROWS`` ``y`` values are drawn (more is a ``ValueError``: filter
     first). The house style applies to this figure alone: the caller's settings and
     backend are left as they were. The figure is not pyplot's: a notebook shows it as a
-    cell's last value (``display(fig)`` elsewhere); ``fig.savefig`` writes it."""
+    cell's last value (``display(fig)`` elsewhere); ``fig.savefig`` writes it.
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> frame = pd.DataFrame(
+    ...     {
+    ...         "condition": ["a (off)", "b (off)"],
+    ...         "estimate": [0.8, 0.6],
+    ...         "ci_low": [0.7, 0.45],
+    ...         "ci_high": [0.88, 0.73],
+    ...     }
+    ... )
+    >>> fig = plot_rates(frame, y="condition")
+    >>> [label.get_text() for label in fig.axes[0].get_yticklabels()]
+    ['a (off)', 'b (off)']
+    """
     missing = [c for c in (*_NEEDS, y, hue, col) if c is not None and c not in frame.columns]
     if missing:
         raise ValueError(f"plot_rates: column(s) {missing} not in the frame")

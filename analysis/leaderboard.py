@@ -351,6 +351,15 @@ def load_conditions(scenarios: pd.DataFrame, results_dir: Path | None = None) ->
 
     Raises :class:`CrossCheckError` listing every field whose published string is not what
     its counts give. ``results_dir`` defaults to ``paths.results_dir()``, read at the call.
+
+    Examples
+    --------
+    On the imported release:
+
+    >>> from analysis import load_scenarios
+    >>> conditions = load_conditions(load_scenarios())
+    >>> bool((conditions["n_trials_correct"] <= conditions["n_trials"]).all())
+    True
     """
     results_dir = Path(results_dir or paths.results_dir())
     manifest_path = results_dir / paths.RELEASE_MANIFEST
@@ -395,7 +404,17 @@ def table2_order_key(n_trials_correct: int, n_trials: int, n_pass5: int, name: s
 
 def rank_conditions(conditions: pd.DataFrame) -> pd.DataFrame:
     """Conditions in Table 2's order (:func:`table2_order_key`; the name is ``label`` when
-    present, else ``condition``) with ``rank`` 1..n."""
+    present, else ``condition``) with ``rank`` 1..n.
+
+    Examples
+    --------
+    On the imported release:
+
+    >>> from analysis import load_scenarios
+    >>> ranked = rank_conditions(load_conditions(load_scenarios()))
+    >>> bool(ranked["rank"].is_monotonic_increasing), int(ranked["rank"].iloc[0])
+    (True, 1)
+    """
     name = "label" if "label" in conditions.columns else "condition"
     keys = [
         table2_order_key(k, n, p, label)
@@ -438,7 +457,18 @@ def read_names(k: int | None) -> dict[str, str]:
 
 
 def leaderboard_table(ranked: pd.DataFrame) -> pd.DataFrame:
-    """Table 2 as printed: every column re-derived from the counts, in rank order."""
+    """Table 2 as printed: every column re-derived from the counts, in rank order.
+
+    Examples
+    --------
+    On the imported release:
+
+    >>> from analysis import load_scenarios
+    >>> conditions = load_conditions(load_scenarios())
+    >>> table = leaderboard_table(rank_conditions(conditions))
+    >>> table.columns[:2].tolist(), len(table) == len(conditions)
+    (['rank', 'condition'], True)
+    """
 
     def column(render, k: str, n: str) -> list[str]:
         return [render(a, b) for a, b in zip(ranked[k], ranked[n], strict=True)]

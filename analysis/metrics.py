@@ -108,7 +108,16 @@ def undecided_proceed_cells(conditions: pd.DataFrame, scenarios: pd.DataFrame) -
 def direction_asymmetry(conditions: pd.DataFrame, scenarios: pd.DataFrame) -> DirectionAsymmetry:
     """The headline: pooled directional misses and opportunities of one source's conditions,
     each covering every scenario (conditions of several sources are refused: they are never
-    pooled by accident)."""
+    pooled by accident).
+
+    Examples
+    --------
+    >>> from analysis import condition_scores
+    >>> from analysis.inference.simulate import simulated_cells
+    >>> cells, scenarios = simulated_cells(n_models=1, n_scenarios=8, seed=0)
+    >>> direction_asymmetry(condition_scores(cells), scenarios)
+    DirectionAsymmetry(over=Ratio(k=2, n=2), under=Ratio(k=4, n=14), undecided_proceed_cells=0)
+    """
     sources = sorted(map(str, conditions["source"].unique())) if "source" in conditions else []
     if len(sources) > 1:
         raise ValueError(
@@ -222,6 +231,16 @@ def reasoning_contrasts(conditions: pd.DataFrame) -> pd.DataFrame:
     Each difference comes with a 95% interval for a difference of two independent
     proportions (Newcombe), computed from the counts: unpaired, since the published counts
     do not pair trials. The paper reports these descriptively, with no significance test.
+
+    Examples
+    --------
+    On the imported release:
+
+    >>> from analysis import load_conditions, load_scenarios
+    >>> conditions = load_conditions(load_scenarios())
+    >>> contrasts = reasoning_contrasts(conditions)
+    >>> set(contrasts["model"]) <= set(conditions["model"])
+    True
     """
     pairs = reasoning_pairs(conditions)
     for name, k, n in (

@@ -179,6 +179,15 @@ def flip_test(table: pd.DataFrame) -> pd.DataFrame:
 
     Returns one row: ``source, first, second, metric, estimate, ci_low, ci_high, p, test,
     method, n_clusters, n_unpaired, both, fixed, broke, neither, note``.
+
+    Examples
+    --------
+    >>> from analysis.inference.simulate import simulated_cells
+    >>> cells, scenarios = simulated_cells(n_models=1, n_scenarios=40, seed=1)
+    >>> test = flip_test(flips(cells, model="sim-01"))
+    >>> test[["metric", "n_clusters", "fixed", "broke"]]
+               metric  n_clusters  fixed  broke
+    0  modal_accuracy          40      3      3
     """
     change = table["change"].astype(str)
     counts = {name: int((change == name).sum()) for name in CHANGES}

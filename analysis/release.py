@@ -302,7 +302,19 @@ def recover_import(data_dir: Path | None = None) -> bool:
 
 
 def import_release(release_dir: Path | None = None, data_dir: Path | None = None) -> Verification:
-    """Verify the release and swap its copy into ``data_dir``: all or nothing."""
+    """Verify the release and swap its copy into ``data_dir``: all or nothing.
+
+    Examples
+    --------
+    A folder that holds no release is refused, and nothing is written:
+
+    >>> from pathlib import Path
+    >>> import_release(Path("/no/such/release"), Path("/no/such/data"))  # doctest: +ELLIPSIS
+    Traceback (most recent call last):
+        ...
+    analysis.identity.ReleaseError: /no/such/release: no release folder there.
+    ...
+    """
     release_dir = paths.release_dir(release_dir)
     data_dir = data_dir or paths.data_dir()
     data_dir.mkdir(parents=True, exist_ok=True)

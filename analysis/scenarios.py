@@ -175,6 +175,16 @@ def load_scenarios(
     is_mirror, mirror_incident, tags, risk_flags, integrity_flags, derived_flag, human_gate.
     The folders default to ``paths.scenarios_dir()`` and ``paths.results_dir()``, read at
     the call.
+
+    Examples
+    --------
+    On the imported release:
+
+    >>> scenarios = load_scenarios()
+    >>> scenarios["scenario_id"].is_unique
+    True
+    >>> {"scenario_id", "required_gate", "boundary_pattern"} <= set(scenarios.columns)
+    True
     """
     scenario_dir = Path(scenario_dir or paths.scenarios_dir())
     results_dir = Path(results_dir or paths.results_dir())

@@ -166,7 +166,19 @@ def sensitivity_table(cells: pd.DataFrame, scenarios: pd.DataFrame) -> pd.DataFr
     in ``source``; the human-label check only where the scenarios carry human gates):
     ``check`` (baseline or the check),
     ``n_over_refusals`` / ``n_proceed_opportunities``, ``n_under_refusals`` /
-    ``n_hold_opportunities`` and the two rates."""
+    ``n_hold_opportunities`` and the two rates.
+
+    Examples
+    --------
+    On the imported release:
+
+    >>> from analysis import load_checked_cells, load_scenarios
+    >>> scenarios = load_scenarios()
+    >>> _, cells = load_checked_cells(scenarios)
+    >>> table = sensitivity_table(cells, scenarios)
+    >>> "baseline" in set(table["check"])
+    True
+    """
     rows = []
     cells = pool_cells(cells)
     for source, part in cells.groupby(cells["source"].astype(str), sort=True):

@@ -14,7 +14,14 @@ def wilson_interval(k: int | np.ndarray, n: int | np.ndarray) -> tuple:
 
     Each bound is clipped to the estimate k / n, so the distance from the estimate to either
     bound is never negative (at 7/7 the upper bound computes as 0.9999999999999999). Where
-    n is 0 both bounds are NaN, without a warning."""
+    n is 0 both bounds are NaN, without a warning.
+
+    Examples
+    --------
+    >>> low, high = wilson_interval(7, 10)
+    >>> round(float(low), 4), round(float(high), 4)
+    (0.3968, 0.8922)
+    """
     with np.errstate(divide="ignore", invalid="ignore"), warnings.catch_warnings():
         warnings.simplefilter("ignore", RuntimeWarning)  # statsmodels' own 0/0 at n = 0
         low, high = proportion_confint(k, n, alpha=0.05, method="wilson")

@@ -260,7 +260,17 @@ def load_checked_cells(
     :func:`analysis.breakdowns.pool_cells`: ``source`` names each cell's pool (the published
     conditions together, the conditions named in ``pool`` together, any other alone).
     ``conditions``, when the caller has loaded them already, are the published conditions
-    the counts are checked against (else ``load_conditions(scenarios, results_dir)``)."""
+    the counts are checked against (else ``load_conditions(scenarios, results_dir)``).
+
+    Examples
+    --------
+    On the imported release: one row per (source, scenario, condition) cell.
+
+    >>> from analysis import load_scenarios
+    >>> trials, cells = load_checked_cells(load_scenarios())
+    >>> int(cells.groupby(["source", "scenario_id", "condition"], observed=True).size().max())
+    1
+    """
     with json_read_once():  # a verdict file is parsed once, for its trials and its records
         with warnings.catch_warnings():  # source_summary says so, beside the pools
             warnings.simplefilter("ignore", NoPublishedVerdictsWarning)

@@ -251,6 +251,15 @@ def open_section(
     chooses the per-trial verdicts; the pools they form are printed. ``checked_inputs``, a
     file :func:`write_checked_inputs` wrote for the same ``data_dir`` (the build passes
     one), supplies the frames already loaded and checked, instead of loading them again.
+
+    Examples
+    --------
+    On the imported release, writing into a temporary folder:
+
+    >>> import tempfile
+    >>> section = open_section("01-corpus", output_dir=tempfile.mkdtemp())
+    >>> section.name, len(section.scenarios) > 0
+    ('01-corpus', True)
     """
     what = reads if reads is not None else READS.get(notebook)
     if what is None:

@@ -194,6 +194,19 @@ def load_trials(
     ``scenarios``, when given, must contain every scenario id. Discovering a runs folder
     without the published per-trial verdicts warns once (``NoPublishedVerdictsWarning``),
     naming where ``scenarios-detail.json`` goes.
+
+    Examples
+    --------
+    On the imported release (its reference policies and runs, when present):
+
+    >>> from analysis import load_scenarios
+    >>> scenarios = load_scenarios()
+    >>> trials = load_trials(scenarios=scenarios)
+    >>> trials.columns.tolist()
+    ['scenario_id', 'condition', 'model', 'reasoning', 'trial', 'commit_permission', 'status',
+     'source']
+    >>> bool(trials["scenario_id"].isin(scenarios["scenario_id"]).all())
+    True
     """
     given = verdict_path_list(paths)
     if given is None:
