@@ -50,6 +50,7 @@ from analysis.identity import (
     shared_digest,
 )
 from analysis.lock import LockedError
+from analysis.typed import error_text
 
 # The analysis stack and the notebook machinery are imported where they are first needed,
 # so that a refusal (busy lock, read-only paper/, bad input) comes within a second or two.
@@ -729,9 +730,12 @@ def main(argv: list[str] | None = None) -> int:
         print(f"error: {error}", file=sys.stderr)
         return 2
     except (BuildError, ReleaseError, ValueError, KeyError, OSError) as error:
-        message = str(error).strip() or type(error).__name__
+        message = error_text(error)
         print(f"error: {message}\nNothing was written to {paper_dir}.", file=sys.stderr)
         return 1 if isinstance(error, NotebookFailed) else 2
+    except KeyboardInterrupt:
+        print(f"interrupted; nothing was written to {paper_dir}", file=sys.stderr)
+        return 130
     finally:
         lock.release()
     seconds = time.perf_counter() - started

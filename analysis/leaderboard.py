@@ -29,7 +29,7 @@ from pathlib import Path
 import pandas as pd
 
 from analysis import paths
-from analysis.files import read_json
+from analysis.file_schemas import LEADERBOARD, SCORING_MANIFEST
 from analysis.formatting import (
     count_text,
     interval_bound_text,
@@ -39,6 +39,7 @@ from analysis.formatting import (
 )
 from analysis.scoring import label_counts
 from analysis.stats import wilson_interval
+from analysis.typed import read_typed
 from analysis.vocabulary import ALLOWED, BLOCKED, verdict_file_label
 
 #: Reasoning settings that are a model's floor; every other setting is its "high" row.
@@ -76,12 +77,8 @@ def floor_and_high(levels: Iterable[str]) -> bool:
 
 
 def read_leaderboard(path: Path) -> list[dict]:
-    """The published rows of ``leaderboard.json``."""
-    document = read_json(path)
-    rows = document.get("rows") if isinstance(document, dict) else None
-    if not isinstance(rows, list):
-        raise CrossCheckError(str(path), ["no 'rows' list"])
-    return rows
+    """The published rows of ``leaderboard.json`` (:data:`analysis.file_schemas.LEADERBOARD`)."""
+    return read_typed(path, LEADERBOARD)["rows"]
 
 
 def _field(row: dict, label: str, field: str) -> str:
@@ -354,13 +351,8 @@ def load_conditions(scenarios: pd.DataFrame, results_dir: Path | None = None) ->
     """
     results_dir = Path(results_dir or paths.results_dir())
     manifest_path = results_dir / paths.RELEASE_MANIFEST
-    manifest = read_json(manifest_path)
-    try:
-        trials_per_cell = int(manifest["n_trials_per_cell"])
-    except (KeyError, TypeError, ValueError):
-        raise CrossCheckError(
-            str(manifest_path), ["n_trials_per_cell: missing or not an integer"]
-        ) from None
+    manifest = read_typed(manifest_path, SCORING_MANIFEST)
+    trials_per_cell = manifest["n_trials_per_cell"]
     path = results_dir / LEADERBOARD_FILENAME
     rows = read_leaderboard(path)
     try:

@@ -34,9 +34,11 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from analysis import paths
+from analysis.file_schemas import RELEASE_MANIFEST
 from analysis.files import read_json, read_text
 from analysis.help_text import parser as help_parser
 from analysis.identity import (
+    INTERRUPTED_IMPORT,
     ReleaseError,
     ReleaseLayout,
     file_sha256,
@@ -50,6 +52,7 @@ from analysis.runner.reference import (
     reference_table,
     remake_reference_policies,
 )
+from analysis.typed import error_text, read_typed
 
 __all__ = ["ReleaseError", "Verification", "import_release", "recover_import", "verify_release"]
 
@@ -201,7 +204,7 @@ def verify_release(release_dir: Path, cross_check: bool = True) -> Verification:
     """
     layout = locate_release(Path(release_dir).resolve())
     found = Verification(layout.root, layout.version, layout.scenario_set)
-    manifest = read_json(layout.manifest, error=ReleaseError)
+    manifest = read_typed(layout.manifest, RELEASE_MANIFEST, error=ReleaseError)
     _verify_results(layout, found)
     _verify_scenarios(layout, found, manifest)
     if not found.mismatched and cross_check:
@@ -385,9 +388,12 @@ def main(argv: list[str] | None = None) -> int:
             return 0
         with lock_for(paths.data_dir()):
             found = import_release(args.release_dir)
-    except (ReleaseError, LockedError) as error:
-        print(f"error: {error}", file=sys.stderr)
+    except (ReleaseError, LockedError, OSError, ValueError) as error:
+        print(f"error: {error_text(error)}", file=sys.stderr)
         return 2
+    except KeyboardInterrupt:
+        print(f"interrupted; {INTERRUPTED_IMPORT}", file=sys.stderr)
+        return 130
     print(found.summary())
     return 0
 

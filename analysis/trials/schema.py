@@ -25,12 +25,13 @@ The trials table (``TRIAL_COLUMNS``) has one row per (source, scenario, conditio
 from __future__ import annotations
 
 import functools
-from collections.abc import Iterable, Sequence
+from collections.abc import Sequence
 from typing import Any
 
 import numpy as np
 import pandas as pd
 
+from analysis.typed import cut, shown
 from analysis.vocabulary import (
     GATE_DTYPE,
     GATES,
@@ -90,9 +91,37 @@ def split_condition_label(label: str) -> tuple[str, str]:
     return model, label[opening + 1 : -1]
 
 
-def _status_dtype(values: Iterable[str]) -> pd.CategoricalDtype:
-    extra = sorted(set(values) - set(STATUSES))
-    return pd.CategoricalDtype([*STATUSES, *extra])
+STATUS_DTYPE = pd.CategoricalDtype(list(STATUSES))
+
+
+def _where(df: pd.DataFrame, position: int) -> str:
+    """A row of ``df`` named for a person: ``row n (scenario 'x', model (reasoning), trial
+    t)``, counting rows from 1 as a table's reader does."""
+    row = df.iloc[position]
+    return (
+        f"row {position + 1} (scenario {shown(row['scenario_id'])}, {cut(row['model'])} "
+        f"({cut(row['reasoning'])}), trial {cut(row['trial'])})"
+    )
+
+
+def _check_statuses(status: pd.Series, df: pd.DataFrame, origin: str) -> pd.Categorical:
+    """The statuses as a categorical of ``STATUSES``; any other value is refused, naming the
+    first row that has it (a status the scoring does not know cannot be scored)."""
+    values = status.astype(str)
+    unknown = ~values.isin(STATUSES).to_numpy()
+    if unknown.any():
+        first = int(np.flatnonzero(unknown)[0])
+        others = sorted(set(values[unknown]))
+        more = (
+            f" ({len(others)} unknown values in {int(unknown.sum())} rows)"
+            if unknown.sum() > 1
+            else ""
+        )
+        raise VerdictError(
+            f"{origin}: {_where(df, first)}: status {shown(values.iloc[first])} is not one of "
+            f"{', '.join(STATUSES)}{more}"
+        )
+    return pd.Categorical(values, dtype=STATUS_DTYPE)
 
 
 def _cell_name(key: Sequence[Any]) -> str:
@@ -303,7 +332,7 @@ def normalize_trials(
             "reasoning": pd.Categorical(reasoning),
             "trial": trial,
             "commit_permission": permission,
-            "status": pd.Categorical(status, dtype=_status_dtype(status.unique())),
+            "status": _check_statuses(status, df, origin),
             "source": pd.Categorical(src.astype(str), dtype=SOURCE_DTYPE),
         }
     )
