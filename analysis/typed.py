@@ -31,21 +31,23 @@ SHOWN = 80
 
 
 def shown(value: object, limit: int = SHOWN) -> str:
-    """``repr(value)``, cut to ``limit`` characters with its length said when longer:
-    ``'aaaa…' (1000000 characters)``."""
+    """``repr(value)``, at most ``limit`` characters: a longer one is cut, its length said
+    (``'aaaa… (1000000 characters)``)."""
     text = repr(value)
     if len(text) <= limit:
         return text
     size = len(value) if isinstance(value, str) else len(text)
-    return f"{text[: limit - 1]}… ({size} characters)"
+    suffix = f"… ({size} characters)"
+    return text[: max(limit - len(suffix), 1)] + suffix
 
 
 def cut(text: object, limit: int = SHOWN) -> str:
-    """``str(text)``, cut to ``limit`` characters with its length said when longer."""
+    """``str(text)``, at most ``limit`` characters: a longer one is cut, its length said."""
     text = str(text)
     if len(text) <= limit:
         return text
-    return f"{text[: limit - 1]}… ({len(text)} characters)"
+    suffix = f"… ({len(text)} characters)"
+    return text[: max(limit - len(suffix), 1)] + suffix
 
 
 #: The most characters of one line of a refusal (:func:`bounded`).
@@ -325,7 +327,29 @@ def read_typed(path: str | Path, schema: Shape, *, error: ErrorType = InputFileE
 
 def inside(folder: Path, name: str, file: str | Path, what: str, *, error: ErrorType) -> Path:
     """``folder / name``, refused (naming ``file``, ``what`` and the name) unless ``name`` is
-    one plain path component, so the path stays inside ``folder``."""
+    one plain path component and the path, links followed, stays inside ``folder``."""
     if not is_plain_name(name):
         raise error(f"{file}: {what} {shown(name)} is not a plain name inside {folder}")
-    return folder / name
+    path = folder / name
+    if path.exists() and not path.resolve().is_relative_to(folder.resolve()):
+        raise error(f"{file}: {what} {shown(name)} leads outside {folder} (to {path.resolve()})")
+    return path
+
+
+def is_relative_inside(name: str) -> bool:
+    """Whether ``name`` is a relative path (several parts allowed) that cannot climb out of
+    the folder it is joined to: not absolute, no ``..`` part, no backslash or NUL."""
+    parts = Path(name).parts
+    return (
+        bool(name)
+        and not name.startswith("/")
+        and ".." not in parts
+        and not any(c in name for c in "\\\x00")
+    )
+
+
+def within(folder: Path, name: str) -> bool:
+    """Whether the relative path ``name`` stays inside ``folder``, links followed."""
+    if not is_relative_inside(name):
+        return False
+    return (folder / name).resolve().is_relative_to(folder.resolve())

@@ -68,7 +68,8 @@ class UnknownScenarioError(VerdictError):
     def __init__(self, origin: str, unknown: list[str]) -> None:
         self.origin, self.unknown = origin, unknown
         super().__init__(
-            f"{origin}: {len(unknown)} scenario id(s) not in the scenarios table: {unknown[:_SHOW]}"
+            f"{origin}: {len(unknown)} scenario id(s) not in the scenarios table: "
+            + ", ".join(shown(sid) for sid in unknown[:_SHOW])
         )
 
 
