@@ -57,11 +57,11 @@ def _check_members(path: Path) -> None:
 
 
 def _read_log(path: Path) -> Any:
+    _check_members(path)
     try:
         from inspect_ai.log import read_eval_log
     except ImportError:
         raise VerdictError(f"{path}: {INSTALL_HINT}") from None
-    _check_members(path)
     try:
         return read_eval_log(str(path))
     except Exception as exc:  # zip, JSON and validation errors all mean "unreadable"
