@@ -28,7 +28,7 @@ from analysis import paths
 from analysis.files import InputFileError, read_json
 from analysis.help_text import parser as help_parser
 from analysis.lock import LockedError, ProjectLock
-from analysis.typed import error_text
+from analysis.typed import error_text, shown
 
 PAPER_STAMP = ".built"
 #: What an interrupted import leaves, said on Ctrl-C.
@@ -108,7 +108,7 @@ def locate_release(root: Path) -> ReleaseLayout:
     named = manifest.get("release", version)
     if named != version:
         raise ReleaseError(
-            f"{manifest_path}: release {named!r} does not match its folder {version!r}"
+            f"{manifest_path}: release {shown(named)} does not match its folder {version!r}"
         )
     scenario_set = manifest.get("scenario_set")
     if not isinstance(scenario_set, str) or not scenario_set or "/" in scenario_set:
