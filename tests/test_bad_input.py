@@ -212,6 +212,24 @@ def test_a_scenario_with_an_unknown_direction_is_refused_by_the_build(tmp_path):
         load_scenarios(folder, paths.results_dir())
 
 
+def test_a_parity_file_listing_one_scenario_twice_is_refused_by_the_build(tmp_path):
+    folder = tmp_path / "scenarios"
+    shutil.copytree(paths.scenarios_dir(), folder)
+    edit_json(folder / "parity-vectors.json", lambda v: v["scenarios"].insert(0, v["scenarios"][5]))
+    with pytest.raises(ScenarioError, match=r"\$\.scenarios\[6\]\.id: '.*' listed twice"):
+        load_scenarios(folder, paths.results_dir())
+
+
+def test_a_million_character_scenario_id_in_a_run_is_shown_cut(tmp_path, scenarios):
+    rows = trial_rows()
+    rows.loc[rows["scenario_id"] == rows["scenario_id"][0], "scenario_id"] = "y" * 1_000_000
+    path = tmp_path / "trials.csv"
+    rows.to_csv(path, index=False)
+    with pytest.raises(VerdictError) as caught:
+        load_tidy(path, scenarios=scenarios)
+    assert len(str(caught.value)) < LONGEST and "(1000000 characters)" in str(caught.value)
+
+
 def sample_copy(tmp_path: Path) -> Path:
     runs = tmp_path / "runs"
     shutil.copytree(paths.sample_run_dir(), runs / "sample-artifacts")
