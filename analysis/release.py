@@ -58,7 +58,7 @@ from analysis.runner.reference import (
     reference_table,
     remake_reference_policies,
 )
-from analysis.typed import Any_, error_text, read_typed
+from analysis.typed import Any_, error_text, read_typed, shown
 
 __all__ = ["ReleaseError", "Verification", "import_release", "recover_import", "verify_release"]
 
@@ -115,7 +115,7 @@ def parse_checksums(path: Path) -> dict[str, str]:
             continue
         parts = line.split(maxsplit=1)
         if len(parts) != 2 or len(parts[0]) != 64:
-            raise ReleaseError(f"{path}:{number}: not a '<sha256>  <file>' line: {line!r}")
+            raise ReleaseError(f"{path}:{number}: not a '<sha256>  <file>' line: {shown(line)}")
         name = parts[1].strip().removeprefix("*")
         if name in pinned and pinned[name] != parts[0].lower():
             raise ReleaseError(f"{path}:{number}: {name} pinned twice with different hashes")

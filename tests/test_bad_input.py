@@ -185,6 +185,18 @@ def test_a_leaderboard_row_that_is_a_string_is_named_by_the_build(results_copy, 
         load_conditions(scenarios, results_copy)
 
 
+def test_a_leaderboard_listing_one_condition_twice_is_refused(results_copy, scenarios):
+    edit_json(results_copy / "leaderboard.json", lambda b: b["rows"].append(b["rows"][1]))
+    with pytest.raises(InputFileError) as caught:
+        load_conditions(scenarios, results_copy)
+    rows = json.loads((results_copy / "leaderboard.json").read_text())["rows"]
+    label = f"{rows[1]['model']} ({rows[1]['reasoning']})"
+    assert str(caught.value) == (
+        f"{results_copy / 'leaderboard.json'}: $.rows[{len(rows) - 1}]: condition {label!r} "
+        "listed twice (also at $.rows[1])"
+    )
+
+
 @pytest.mark.parametrize(
     ("value", "said"),
     [
