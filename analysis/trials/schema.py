@@ -139,12 +139,12 @@ def _check_permissions(df: pd.DataFrame, origin: str) -> pd.Categorical:
     present = values[~null].astype(str)
     bad = ~present.isin(GATES).to_numpy()
     if bad.any():
-        bad_values = sorted(present[bad].unique())[:_SHOW]
+        bad_values = ", ".join(shown(v) for v in sorted(present[bad].unique())[:_SHOW])
         where = df.loc[present.index[bad][0]]
         raise VerdictError(
             f"{origin}: unknown commit_permission value(s) {bad_values} "
-            f"(allowed: {', '.join(GATES)} or null), first at scenario {where['scenario_id']!r}, "
-            f"trial {where['trial']}"
+            f"(allowed: {', '.join(GATES)} or null), first at scenario "
+            f"{shown(where['scenario_id'])}, trial {cut(where['trial'])}"
         )
     out = values.where(~null, None)
     return pd.Categorical(out, dtype=GATE_DTYPE)
@@ -156,7 +156,7 @@ def _check_trial_numbers(df: pd.DataFrame, origin: str) -> np.ndarray:
     bad = np.isnan(as_float) | (as_float < 1) | (as_float != np.floor(as_float))
     if bad.any():
         raw = df["trial"].iloc[int(np.flatnonzero(bad)[0])]
-        raise VerdictError(f"{origin}: trial numbers must be integers >= 1; found {raw!r}")
+        raise VerdictError(f"{origin}: trial numbers must be integers >= 1; found {shown(raw)}")
     return as_float.astype("int64")
 
 
@@ -249,7 +249,7 @@ def _flag_values(column: pd.Series, origin: str, df: pd.DataFrame) -> np.ndarray
         raise VerdictError(
             f"{origin}: scenario {first['scenario_id']!r}, {first['model']} "
             f"({first['reasoning']}), trial {first['trial']}: provider_filtered: "
-            f"{column[bad].iloc[0]!r} is not true or false"
+            f"{shown(column[bad].iloc[0])} is not true or false"
         )
     return text.isin(_TRUE).to_numpy()
 
@@ -265,7 +265,7 @@ def _with_filter_flag(df: pd.DataFrame, status: pd.Series, origin: str) -> pd.Se
             raise VerdictError(
                 f"{origin}: scenario {first['scenario_id']!r}, {first['model']} "
                 f"({first['reasoning']}), trial {first['trial']}: provider_filtered "
-                f"{first['provider_filtered']!r} contradicts status {first['status']!r}"
+                f"{shown(first['provider_filtered'])} contradicts status {shown(first['status'])}"
             )
     return status.where(~flag, PROVIDER_FILTERED)
 
@@ -309,7 +309,8 @@ def normalize_trials(
     unknown_sources = sorted(set(src.astype(str).unique()) - set(SOURCES))
     if unknown_sources:
         raise VerdictError(
-            f"{origin}: unknown source(s) {unknown_sources}; known: {', '.join(SOURCES)}"
+            f"{origin}: unknown source(s) {', '.join(map(shown, unknown_sources))}; "
+            f"known: {', '.join(SOURCES)}"
         )
     status = (
         df["status"].astype(object).where(df["status"].notna(), "ok")
