@@ -126,7 +126,8 @@ LEADERBOARD = Obj(
                         "weighted_miss",
                     )
                 },
-            )
+            ),
+            unique=("model", "reasoning"),
         )
     }
 )

@@ -30,7 +30,6 @@ import pandas as pd
 
 from analysis import paths
 from analysis.file_schemas import LEADERBOARD, SCORING_MANIFEST
-from analysis.files import InputFileError
 from analysis.formatting import (
     count_text,
     interval_bound_text,
@@ -40,7 +39,7 @@ from analysis.formatting import (
 )
 from analysis.scoring import label_counts
 from analysis.stats import wilson_interval
-from analysis.typed import read_typed, shown
+from analysis.typed import read_typed
 from analysis.vocabulary import ALLOWED, BLOCKED, verdict_file_label
 
 #: Reasoning settings that are a model's floor; every other setting is its "high" row.
@@ -78,18 +77,9 @@ def floor_and_high(levels: Iterable[str]) -> bool:
 
 
 def read_leaderboard(path: Path) -> list[dict]:
-    """The published rows of ``leaderboard.json`` (:data:`analysis.file_schemas.LEADERBOARD`);
-    a condition listed twice is refused, naming both rows."""
-    rows = read_typed(path, LEADERBOARD)["rows"]
-    first: dict[str, int] = {}
-    for index, row in enumerate(rows):
-        label = f"{row['model']} ({row['reasoning']})"
-        if first.setdefault(label, index) != index:
-            raise InputFileError(
-                f"{path}: $.rows[{index}]: condition {shown(label)} listed twice "
-                f"(also at $.rows[{first[label]}])"
-            )
-    return rows
+    """The published rows of ``leaderboard.json`` (:data:`analysis.file_schemas.LEADERBOARD`:
+    a condition listed twice is refused, naming both rows)."""
+    return read_typed(path, LEADERBOARD)["rows"]
 
 
 def _field(row: dict, label: str, field: str) -> str:

@@ -266,11 +266,12 @@ class Nullable(Shape):
 
 @dataclass(frozen=True)
 class List(Shape):
-    """A list of ``item``; with ``unique`` (a key of each item, or ``""`` for the items
-    themselves) no two items may share it, and a repeat is refused naming it."""
+    """A list of ``item``; with ``unique`` (a key of each item, several keys as a tuple, or
+    ``""`` for the items themselves) no two items may share it, and a repeat is refused
+    naming it."""
 
     item: Shape
-    unique: str | None = None
+    unique: str | tuple[str, ...] | None = None
 
     expected = "a list"
 
@@ -289,14 +290,32 @@ class List(Shape):
     def _check_unique(self, value: list) -> None:
         seen: dict[Any, int] = {}
         for index, entry in enumerate(value):
-            key = entry if self.unique == "" else entry.get(self.unique)
-            if not isinstance(key, (str, int)):
+            key = self._key(entry)
+            if key is None:
                 continue
             if key in seen:
-                parts = [f"[{index}]", *([f".{self.unique}"] if self.unique else [])]
-                message = f"{shown(key)} listed twice (also at {_AT}[{seen[key]}])"
+                parts = [f"[{index}]"]
+                if isinstance(self.unique, str) and self.unique:
+                    parts.append(_segment(self.unique))
+                named = (
+                    ", ".join(f"{k} {shown(v)}" for k, v in zip(self.unique, key, strict=True))
+                    if isinstance(self.unique, tuple)
+                    else shown(key)
+                )
+                message = f"{named} listed twice (also at {_AT}[{seen[key]}])"
                 raise Mismatch(message, parts, anchor=len(parts))
             seen[key] = index
+
+    def _key(self, entry: Any) -> Any:
+        """What ``entry`` must not share with another (None: nothing to compare)."""
+        if self.unique == "":
+            key = entry
+        elif isinstance(self.unique, tuple):
+            key = tuple(entry.get(k) for k in self.unique)
+            return key if all(isinstance(k, (str, int)) for k in key) else None
+        else:
+            key = entry.get(self.unique)
+        return key if isinstance(key, (str, int)) else None
 
 
 @dataclass(frozen=True)

@@ -190,11 +190,16 @@ def test_a_leaderboard_listing_one_condition_twice_is_refused(results_copy, scen
     with pytest.raises(InputFileError) as caught:
         load_conditions(scenarios, results_copy)
     rows = json.loads((results_copy / "leaderboard.json").read_text())["rows"]
-    label = f"{rows[1]['model']} ({rows[1]['reasoning']})"
     assert str(caught.value) == (
-        f"{results_copy / 'leaderboard.json'}: $.rows[{len(rows) - 1}]: condition {label!r} "
-        "listed twice (also at $.rows[1])"
+        f"{results_copy / 'leaderboard.json'}: $.rows[{len(rows) - 1}]: model "
+        f"{rows[1]['model']!r}, reasoning {rows[1]['reasoning']!r} listed twice (also at $.rows[1])"
     )
+
+
+def test_a_leaderboard_listing_one_condition_twice_is_refused_at_import(release_copy, tmp_path):
+    edit_json(results(release_copy) / "leaderboard.json", lambda b: b["rows"].append(b["rows"][0]))
+    message = refused(release_copy, tmp_path)
+    assert "leaderboard.json: $.rows[" in message and "listed twice (also at $.rows[0])" in message
 
 
 @pytest.mark.parametrize(

@@ -107,7 +107,13 @@ def test_a_record_listed_twice_is_named_with_both_places():
     document = {"scenarios": [*vectors, {"id": "a", "user_input": "again"}]}
     message = refusal(document, PARITY_VECTORS)
     assert message == "f.json: $.scenarios[2].id: 'a' listed twice (also at $.scenarios[0])"
-    assert "listed twice" in refusal(["x", "y", "x"], List(Str(), unique=""))
+    assert "$[2]: 'x' listed twice (also at $[0])" in refusal(
+        ["x", "y", "x"], List(Str(), unique="")
+    )
+    rows = [{"m": "a", "r": "off"}, {"m": "a", "r": "high"}, {"m": "a", "r": "off"}]
+    pair = List(Obj(), unique=("m", "r"))
+    assert refusal(rows, pair) == "f.json: $[2]: m 'a', r 'off' listed twice (also at $[0])"
+    assert check(rows[:2], pair, "f.json", error=InputFileError) == rows[:2]
 
 
 def test_a_key_that_is_no_plain_name_is_refused():
