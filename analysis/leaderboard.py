@@ -39,7 +39,7 @@ from analysis.formatting import (
 )
 from analysis.scoring import label_counts
 from analysis.stats import wilson_interval
-from analysis.typed import read_typed
+from analysis.typed import read_typed, shown
 from analysis.vocabulary import ALLOWED, BLOCKED, verdict_file_label
 
 #: Reasoning settings that are a model's floor; every other setting is its "high" row.
@@ -98,10 +98,12 @@ def _counted(row: dict, label: str, field: str, whole_bare: bool) -> tuple[int, 
         k, n = int(k_text), int(n_text)
     except ValueError:
         raise CrossCheckError(
-            LEADERBOARD_FILENAME, [f"{label}: {field}: cannot read {text!r}"]
+            LEADERBOARD_FILENAME, [f"{label}: {field}: cannot read {shown(text)}"]
         ) from None
     if not head or not tail.endswith(")") or not 0 <= k <= n or n == 0:
-        raise CrossCheckError(LEADERBOARD_FILENAME, [f"{label}: {field}: cannot read {text!r}"])
+        raise CrossCheckError(
+            LEADERBOARD_FILENAME, [f"{label}: {field}: cannot read {shown(text)}"]
+        )
     return k, n
 
 
@@ -131,7 +133,7 @@ def numerator_for(row: dict, label: str, field: str, n: int, of: str = "") -> in
         raise CrossCheckError(
             LEADERBOARD_FILENAME,
             [
-                f"{label}: {field}: {text!r} fits {len(candidates)} counts out of {n}"
+                f"{label}: {field}: {shown(text)} fits {len(candidates)} counts out of {n}"
                 f"{f' ({of})' if of else ''}, not one"
             ],
         )
@@ -237,7 +239,7 @@ def parse_rows(rows: list[dict], trials_per_cell: int, scenarios: pd.DataFrame) 
             raise CrossCheckError(
                 LEADERBOARD_FILENAME,
                 [
-                    f"{label}: weighted_miss: {row['weighted_miss']!r} is no count over the "
+                    f"{label}: weighted_miss: {shown(row['weighted_miss'])} is no count over the "
                     f"weights of the decided cells (possible totals: "
                     f"{', '.join(map(str, denominators))})"
                 ],
@@ -293,8 +295,8 @@ def check_leaderboard(
                 published = unsigned_zero(published)
             if field in row and published != recomputed:
                 problems.append(
-                    f"{parsed.label}: {field}: published {row[field]!r}, "
-                    f"recomputed from counts {recomputed!r}"
+                    f"{parsed.label}: {field}: published {shown(row[field])}, "
+                    f"recomputed from counts {shown(recomputed)}"
                 )
         bounds = [
             ("modal_accuracy", "scored cells", parsed.n_cells, len(scenarios), "scenarios"),

@@ -118,8 +118,8 @@ def check_manifest_md(path: Path, records: dict[str, dict]) -> list[str]:
         for name, expected in restated_fields(records[sid]).items():
             if rows[sid][name] != expected:
                 problems.append(
-                    f"{path}: scenario {cut(sid)}: field {name}: {rows[sid][name]!r}, "
-                    f"but the scenario file says {expected!r}"
+                    f"{path}: scenario {cut(sid)}: field {name}: {shown(rows[sid][name])}, "
+                    f"but the scenario file says {shown(expected)}"
                 )
     return problems
 

@@ -84,7 +84,9 @@ def infer_pattern(provenance: str | None, tags: list[str]) -> str:
         return "public_harm_anchor"
     if provenance is None:
         return "calibration_control"
-    raise ScenarioError(f"no construction pattern can be inferred for provenance {provenance!r}")
+    raise ScenarioError(
+        f"no construction pattern can be inferred for provenance {shown(provenance)}"
+    )
 
 
 def read_manifest(path: Path) -> pd.DataFrame:

@@ -15,7 +15,7 @@ import pandas as pd
 
 from analysis.file_schemas import SCENARIOS_DETAIL
 from analysis.trials.schema import VerdictError, normalize_trials, split_condition_label
-from analysis.typed import read_typed
+from analysis.typed import read_typed, shown
 from analysis.vocabulary import GATE_DTYPE, condition_label
 
 DETAIL_FILENAME = "scenarios-detail.json"
@@ -49,7 +49,7 @@ def load_scenarios_detail(
             try:
                 model, reasoning = split_condition_label(str(label))
             except ValueError as exc:
-                raise VerdictError(f"{path}: scenario {sid!r}: {exc}") from None
+                raise VerdictError(f"{path}: scenario {shown(sid)}: {exc}") from None
             if label in seen:
                 why = (
                     " (the format writes every reasoning that starts with 'on' as plain 'on', "
@@ -57,7 +57,9 @@ def load_scenarios_detail(
                     if reasoning == "on"
                     else ""
                 )
-                raise VerdictError(f"{path}: scenario {sid!r}: two verdicts of {label!r}{why}")
+                raise VerdictError(
+                    f"{path}: scenario {shown(sid)}: two verdicts of {shown(label)}{why}"
+                )
             seen.add(str(label))
             trials = verdict.get("trials") or []
             n_expected = verdict.get("n_trials")

@@ -80,10 +80,10 @@ def _message_texts(sample: Any) -> list[tuple[str, str]]:
 def _check_header(log: Any, path: Path) -> None:
     task = str(log.eval.task)
     if task != TASK_NAME and not task.endswith(f"/{TASK_NAME}"):
-        raise VerdictError(f"{path}: a log of task {task!r}, not {TASK_NAME!r}")
+        raise VerdictError(f"{path}: a log of task {shown(task)}, not {TASK_NAME!r}")
     if log.status != "success":
         reason = f" ({log.error.message[:200]})" if getattr(log, "error", None) else ""
-        raise VerdictError(f"{path}: the run did not finish: status {log.status!r}{reason}")
+        raise VerdictError(f"{path}: the run did not finish: status {shown(log.status)}{reason}")
 
 
 def _check_inputs(samples: list[Any], pinned: PinnedInputs, path: Path) -> None:

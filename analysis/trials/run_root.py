@@ -16,7 +16,7 @@ import pandas as pd
 
 from analysis.file_schemas import CELL, RUN_PLAN, TRIAL, VARIANT_CONFIGS
 from analysis.trials.schema import VerdictError, normalize_trials
-from analysis.typed import inside, read_typed
+from analysis.typed import inside, read_typed, shown
 
 RUN_PLAN_FILENAME = "RUN_PLAN.json"
 VARIANT_CONFIGS_FILENAME = "VARIANT_CONFIGS.json"
@@ -109,8 +109,8 @@ def load_run_root(
                 key = (variant, scenario_dir.name)
                 if key in owner:
                     raise VerdictError(
-                        f"{origin}: scenario {scenario_dir.name!r} of variant {variant!r} "
-                        f"is in two shards: {owner[key]} and {r}"
+                        f"{origin}: scenario {shown(scenario_dir.name)} of variant "
+                        f"{shown(variant)} is in two shards: {owner[key]} and {r}"
                     )
                 owner[key] = r
                 cell_path = scenario_dir / "cell.json"

@@ -88,7 +88,9 @@ def split_condition_label(label: str) -> tuple[str, str]:
                 break
     model = label[: opening - 1] if opening > 0 else ""
     if opening <= 0 or label[opening - 1] != " " or not model.strip():
-        raise ValueError(f"condition label {label!r} is not of the form '<model> (<reasoning>)'")
+        raise ValueError(
+            f"condition label {shown(label)} is not of the form '<model> (<reasoning>)'"
+        )
     return model, label[opening + 1 : -1]
 
 
@@ -247,7 +249,7 @@ def _flag_values(column: pd.Series, origin: str, df: pd.DataFrame) -> np.ndarray
     if bad.any():
         first = df.loc[bad[bad].index[0]]
         raise VerdictError(
-            f"{origin}: scenario {first['scenario_id']!r}, {first['model']} "
+            f"{origin}: scenario {shown(first['scenario_id'])}, {first['model']} "
             f"({first['reasoning']}), trial {first['trial']}: provider_filtered: "
             f"{shown(column[bad].iloc[0])} is not true or false"
         )
@@ -263,7 +265,7 @@ def _with_filter_flag(df: pd.DataFrame, status: pd.Series, origin: str) -> pd.Se
         if clash.any():
             first = df.loc[np.flatnonzero(clash)[0]]
             raise VerdictError(
-                f"{origin}: scenario {first['scenario_id']!r}, {first['model']} "
+                f"{origin}: scenario {shown(first['scenario_id'])}, {first['model']} "
                 f"({first['reasoning']}), trial {first['trial']}: provider_filtered "
                 f"{shown(first['provider_filtered'])} contradicts status {shown(first['status'])}"
             )
