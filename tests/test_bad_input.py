@@ -500,3 +500,26 @@ def test_ctrl_c_during_an_import_prints_one_line_and_keeps_the_previous_import(
     assert again.returncode == 0, again.stderr
     assert (data / ".imported").read_text() != before
     assert (data / "runs" / paths.release() / "leaderboard.json").read_text() == board.read_text()
+
+
+def test_a_build_stamp_listing_an_output_outside_paper_reuses_nothing(tmp_path):
+    from analysis.build import STAMP, reusable_notebooks
+    from analysis.identity import file_sha256
+
+    notebook = tmp_path / "01-x.ipynb"
+    notebook.write_text("{}")
+    paper = tmp_path / "paper"
+    (paper / "tables").mkdir(parents=True)
+    (paper / "tables" / "t.csv").write_text("a\n")
+    (tmp_path / "outside.csv").write_text("secret\n")
+
+    def stamp(outputs: list[str]) -> dict:
+        record = {"sha256": file_sha256(notebook), "outputs": outputs}
+        (paper / STAMP).write_text(
+            json.dumps({"shared_digest": "d", "notebooks": {notebook.name: record}})
+        )
+        return reusable_notebooks(paper, "d", [notebook])
+
+    assert list(stamp(["tables/t.csv"])) == [notebook.name]
+    assert stamp(["tables/t.csv", "../outside.csv"]) == {}
+    assert stamp([str(tmp_path / "outside.csv")]) == {}
