@@ -28,7 +28,6 @@ from analysis import paths
 from analysis.files import InputFileError, read_json
 from analysis.help_text import parser as help_parser
 from analysis.lock import LockedError, ProjectLock
-from analysis.typed import error_text, shown
 
 PAPER_STAMP = ".built"
 #: What an interrupted import leaves, said on Ctrl-C.
@@ -107,6 +106,8 @@ def locate_release(root: Path) -> ReleaseLayout:
         raise ReleaseError(f"{manifest_path}: not a JSON object")
     named = manifest.get("release", version)
     if named != version:
+        from analysis.typed import shown  # refusals only: the no-op check stays lean
+
         raise ReleaseError(
             f"{manifest_path}: release {shown(named)} does not match its folder {version!r}"
         )
@@ -278,6 +279,8 @@ def main(argv: list[str] | None = None) -> int:
             return 0
         handed_over = True
     except (ReleaseError, LockedError, OSError, ValueError) as error:
+        from analysis.typed import error_text  # refusals only: the no-op check stays lean
+
         print(f"error: {error_text(error)}", file=sys.stderr)
         return 2
     except KeyboardInterrupt:
