@@ -50,6 +50,7 @@ from analysis.identity import (
     shared_digest,
 )
 from analysis.lock import LockedError
+from analysis.typed import error_text, within
 
 # The analysis stack and the notebook machinery are imported where they are first needed,
 # so that a refusal (busy lock, read-only paper/, bad input) comes within a second or two.
@@ -524,7 +525,8 @@ def _stamp(paper_dir: Path) -> dict:
 
 def reusable_notebooks(paper_dir: Path, shared: str, notebooks: list[Path]) -> dict[str, dict]:
     """The notebooks whose outputs in ``paper_dir`` still hold: nothing they share with the
-    others changed (release, runs, package, dependencies) and their own file is unchanged."""
+    others changed (release, runs, package, dependencies), their own file is unchanged and
+    every output the stamp lists is a file inside ``paper_dir``."""
     stamp = _stamp(paper_dir)
     recorded = stamp.get("notebooks")
     if stamp.get("shared_digest") != shared or not isinstance(recorded, dict):
@@ -535,7 +537,10 @@ def reusable_notebooks(paper_dir: Path, shared: str, notebooks: list[Path]) -> d
         nb.name: recorded[nb.name]
         for nb in notebooks
         if recorded[nb.name].get("sha256") == file_sha256(nb)
-        and all((paper_dir / name).is_file() for name in recorded[nb.name].get("outputs", []))
+        and all(
+            within(paper_dir, name) and (paper_dir / name).is_file()
+            for name in recorded[nb.name].get("outputs", [])
+        )
     }
 
 
@@ -729,9 +734,12 @@ def main(argv: list[str] | None = None) -> int:
         print(f"error: {error}", file=sys.stderr)
         return 2
     except (BuildError, ReleaseError, ValueError, KeyError, OSError) as error:
-        message = str(error).strip() or type(error).__name__
+        message = error_text(error)
         print(f"error: {message}\nNothing was written to {paper_dir}.", file=sys.stderr)
         return 1 if isinstance(error, NotebookFailed) else 2
+    except KeyboardInterrupt:
+        print(f"interrupted; nothing was written to {paper_dir}", file=sys.stderr)
+        return 130
     finally:
         lock.release()
     seconds = time.perf_counter() - started

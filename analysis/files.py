@@ -2,7 +2,8 @@
 
 Every failure is one line that starts with the file's path and says what is wrong with it:
 ``<path>: missing``, ``<path>: unreadable (<reason>)``, ``<path>: not UTF-8 text (byte 0x.. at
-offset n)`` or ``<path>: malformed JSON at line l, column c (char p): <reason>``. Callers
+offset n)``, ``<path>: malformed JSON at line l, column c (char p): <reason>`` or
+``<path>: key 'k' appears twice in one object`` (JSON parsers disagree on which one wins). Callers
 choose the exception raised (``error``), so each module keeps its own error type. Inside
 :func:`json_read_once`, a JSON file read twice is parsed once. This module imports only the
 standard library, so the fast no-op check of ``make paper`` can use it.
@@ -59,6 +60,27 @@ def json_read_once() -> Iterator[None]:
         _parsed.reset(token)
 
 
+class DuplicateKeyError(ValueError):
+    """A JSON object names one key twice (``key``, quoted and cut to 80 characters)."""
+
+    def __init__(self, key: str) -> None:
+        text = repr(key)
+        self.key = text if len(text) <= 80 else f"{text[:79]}… ({len(key)} characters)"
+        super().__init__(self.key)
+
+
+def _unique_keys(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+    """One JSON object, refused when it names a key twice (``json`` keeps the last)."""
+    document = dict(pairs)
+    if len(document) != len(pairs):
+        seen: set[str] = set()
+        for key, _ in pairs:
+            if key in seen:
+                raise DuplicateKeyError(key)
+            seen.add(key)
+    return document
+
+
 def read_json(path: str | Path, *, error: ErrorType = InputFileError) -> Any:
     """The JSON document in ``path``; as :func:`read_text`, and malformed JSON raises ``error``
     with the line and column."""
@@ -71,7 +93,9 @@ def read_json(path: str | Path, *, error: ErrorType = InputFileError) -> Any:
             return parsed[key]
     text = read_text(path, error=error)
     try:
-        document = json.loads(text)
+        document = json.loads(text, object_pairs_hook=_unique_keys)
+    except DuplicateKeyError as exc:
+        raise error(f"{path}: key {exc.key} appears twice in one object") from None
     except json.JSONDecodeError as exc:
         raise error(
             f"{path}: malformed JSON at line {exc.lineno}, column {exc.colno} "

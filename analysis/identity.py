@@ -30,6 +30,8 @@ from analysis.help_text import parser as help_parser
 from analysis.lock import LockedError, ProjectLock
 
 PAPER_STAMP = ".built"
+#: What an interrupted import leaves, said on Ctrl-C.
+INTERRUPTED_IMPORT = "a release import cut short is rolled back by the next command"
 LOCK_NAME = ".build.lock"
 
 
@@ -104,8 +106,10 @@ def locate_release(root: Path) -> ReleaseLayout:
         raise ReleaseError(f"{manifest_path}: not a JSON object")
     named = manifest.get("release", version)
     if named != version:
+        from analysis.typed import shown  # refusals only: the no-op check stays lean
+
         raise ReleaseError(
-            f"{manifest_path}: release {named!r} does not match its folder {version!r}"
+            f"{manifest_path}: release {shown(named)} does not match its folder {version!r}"
         )
     scenario_set = manifest.get("scenario_set")
     if not isinstance(scenario_set, str) or not scenario_set or "/" in scenario_set:
@@ -261,23 +265,30 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     data = paths.data_dir()
     lock = lock_for(data)
+    handed_over = False  # the build inherits the lock (same PID after exec)
     try:
         lock.acquire()
         print(ensure_imported(args.release_dir, data))
         if args.command == "data":
-            lock.release()
             return 0
         paper_dir = args.paper_dir.resolve()
         recover_paper(paper_dir)
         digest = build_digest(data, default_notebooks())
         if not args.force and paper_digest(paper_dir) == digest:
             print(f"{paper_dir} is up to date (inputs {digest[:12]}).")
-            lock.release()
             return 0
-    except (ReleaseError, LockedError, OSError) as error:
-        lock.release()
-        print(f"error: {error}", file=sys.stderr)
+        handed_over = True
+    except (ReleaseError, LockedError, OSError, ValueError) as error:
+        from analysis.typed import error_text  # refusals only: the no-op check stays lean
+
+        print(f"error: {error_text(error)}", file=sys.stderr)
         return 2
+    except KeyboardInterrupt:
+        print(f"interrupted; {INTERRUPTED_IMPORT}", file=sys.stderr)
+        return 130
+    finally:
+        if not handed_over:
+            lock.release()
     sys.stdout.flush()
     # The build keeps this PID, so it inherits the lock and releases it when done.
     command = [sys.executable, "-m", "analysis.build", "--paper-dir", str(paper_dir)]

@@ -29,7 +29,7 @@ from pathlib import Path
 import pandas as pd
 
 from analysis import paths
-from analysis.files import read_json
+from analysis.file_schemas import LEADERBOARD, SCORING_MANIFEST
 from analysis.formatting import (
     count_text,
     interval_bound_text,
@@ -39,6 +39,7 @@ from analysis.formatting import (
 )
 from analysis.scoring import label_counts
 from analysis.stats import wilson_interval
+from analysis.typed import read_typed, shown
 from analysis.vocabulary import ALLOWED, BLOCKED, verdict_file_label
 
 #: Reasoning settings that are a model's floor; every other setting is its "high" row.
@@ -76,12 +77,9 @@ def floor_and_high(levels: Iterable[str]) -> bool:
 
 
 def read_leaderboard(path: Path) -> list[dict]:
-    """The published rows of ``leaderboard.json``."""
-    document = read_json(path)
-    rows = document.get("rows") if isinstance(document, dict) else None
-    if not isinstance(rows, list):
-        raise CrossCheckError(str(path), ["no 'rows' list"])
-    return rows
+    """The published rows of ``leaderboard.json`` (:data:`analysis.file_schemas.LEADERBOARD`:
+    a condition listed twice is refused, naming both rows)."""
+    return read_typed(path, LEADERBOARD)["rows"]
 
 
 def _field(row: dict, label: str, field: str) -> str:
@@ -100,10 +98,12 @@ def _counted(row: dict, label: str, field: str, whole_bare: bool) -> tuple[int, 
         k, n = int(k_text), int(n_text)
     except ValueError:
         raise CrossCheckError(
-            LEADERBOARD_FILENAME, [f"{label}: {field}: cannot read {text!r}"]
+            LEADERBOARD_FILENAME, [f"{label}: {field}: cannot read {shown(text)}"]
         ) from None
     if not head or not tail.endswith(")") or not 0 <= k <= n or n == 0:
-        raise CrossCheckError(LEADERBOARD_FILENAME, [f"{label}: {field}: cannot read {text!r}"])
+        raise CrossCheckError(
+            LEADERBOARD_FILENAME, [f"{label}: {field}: cannot read {shown(text)}"]
+        )
     return k, n
 
 
@@ -133,7 +133,7 @@ def numerator_for(row: dict, label: str, field: str, n: int, of: str = "") -> in
         raise CrossCheckError(
             LEADERBOARD_FILENAME,
             [
-                f"{label}: {field}: {text!r} fits {len(candidates)} counts out of {n}"
+                f"{label}: {field}: {shown(text)} fits {len(candidates)} counts out of {n}"
                 f"{f' ({of})' if of else ''}, not one"
             ],
         )
@@ -239,7 +239,7 @@ def parse_rows(rows: list[dict], trials_per_cell: int, scenarios: pd.DataFrame) 
             raise CrossCheckError(
                 LEADERBOARD_FILENAME,
                 [
-                    f"{label}: weighted_miss: {row['weighted_miss']!r} is no count over the "
+                    f"{label}: weighted_miss: {shown(row['weighted_miss'])} is no count over the "
                     f"weights of the decided cells (possible totals: "
                     f"{', '.join(map(str, denominators))})"
                 ],
@@ -295,8 +295,8 @@ def check_leaderboard(
                 published = unsigned_zero(published)
             if field in row and published != recomputed:
                 problems.append(
-                    f"{parsed.label}: {field}: published {row[field]!r}, "
-                    f"recomputed from counts {recomputed!r}"
+                    f"{parsed.label}: {field}: published {shown(row[field])}, "
+                    f"recomputed from counts {shown(recomputed)}"
                 )
         bounds = [
             ("modal_accuracy", "scored cells", parsed.n_cells, len(scenarios), "scenarios"),
@@ -363,13 +363,8 @@ def load_conditions(scenarios: pd.DataFrame, results_dir: Path | None = None) ->
     """
     results_dir = Path(results_dir or paths.results_dir())
     manifest_path = results_dir / paths.RELEASE_MANIFEST
-    manifest = read_json(manifest_path)
-    try:
-        trials_per_cell = int(manifest["n_trials_per_cell"])
-    except (KeyError, TypeError, ValueError):
-        raise CrossCheckError(
-            str(manifest_path), ["n_trials_per_cell: missing or not an integer"]
-        ) from None
+    manifest = read_typed(manifest_path, SCORING_MANIFEST)
+    trials_per_cell = manifest["n_trials_per_cell"]
     path = results_dir / LEADERBOARD_FILENAME
     rows = read_leaderboard(path)
     try:

@@ -12,7 +12,8 @@ under ``data/``, verifies the copy, and only then swaps it in; the stamp
   refused, so deleting a line does not unpin a file; a pinned file the release lacks is
   refused, save the per-trial verdict file (``scenarios-detail.json``), which a release
   may pin and withhold: it is reported as absent; the results JSON files must parse as
-  UTF-8 JSON;
+  UTF-8 JSON, name no key twice in one object, and those the package reads must fit their
+  schemas (:mod:`analysis.file_schemas`);
 - ``MANIFEST.md``, ``_SCENARIO_PATTERNS.json`` and ``parity-vectors.json`` against the
   scenario files they restate (see :mod:`analysis.release_checks`): each scenario's user
   message is rendered from its file, and the parity file's must be the same bytes.
@@ -34,9 +35,16 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from analysis import paths
+from analysis.file_schemas import (
+    GOLD_LABELS,
+    LEADERBOARD,
+    RELEASE_MANIFEST,
+    SCENARIOS_DETAIL,
+)
 from analysis.files import read_json, read_text
 from analysis.help_text import parser as help_parser
 from analysis.identity import (
+    INTERRUPTED_IMPORT,
     ReleaseError,
     ReleaseLayout,
     file_sha256,
@@ -50,8 +58,18 @@ from analysis.runner.reference import (
     reference_table,
     remake_reference_policies,
 )
+from analysis.typed import Any_, error_text, read_typed, shown
 
 __all__ = ["ReleaseError", "Verification", "import_release", "recover_import", "verify_release"]
+
+#: The results files the package reads, by their path under ``results/<version>/``, and
+#: their schemas: checked at import, so a wrongly typed field never reaches ``data/``.
+RESULTS_SCHEMAS = {
+    paths.RELEASE_MANIFEST: RELEASE_MANIFEST,
+    "leaderboard.json": LEADERBOARD,
+    "human-validation/gold-labels.json": GOLD_LABELS,
+    "scenarios-detail.json": SCENARIOS_DETAIL,
+}
 
 STAGING = ".import-staging"
 PREVIOUS = ".import-previous"
@@ -97,7 +115,7 @@ def parse_checksums(path: Path) -> dict[str, str]:
             continue
         parts = line.split(maxsplit=1)
         if len(parts) != 2 or len(parts[0]) != 64:
-            raise ReleaseError(f"{path}:{number}: not a '<sha256>  <file>' line: {line!r}")
+            raise ReleaseError(f"{path}:{number}: not a '<sha256>  <file>' line: {shown(line)}")
         name = parts[1].strip().removeprefix("*")
         if name in pinned and pinned[name] != parts[0].lower():
             raise ReleaseError(f"{path}:{number}: {name} pinned twice with different hashes")
@@ -166,7 +184,8 @@ def _verify_results(layout: ReleaseLayout, found: Verification) -> None:
         if file.is_file():
             _check(found, label, file, expected)
             if file.suffix == ".json":
-                read_json(file, error=ReleaseError)
+                schema = RESULTS_SCHEMAS.get(file.relative_to(results).as_posix(), Any_())
+                read_typed(file, schema, error=ReleaseError)
         elif file == results / PER_TRIAL_FILE:  # a release may pin it and withhold it
             found.absent.append(label)
         else:
@@ -201,7 +220,7 @@ def verify_release(release_dir: Path, cross_check: bool = True) -> Verification:
     """
     layout = locate_release(Path(release_dir).resolve())
     found = Verification(layout.root, layout.version, layout.scenario_set)
-    manifest = read_json(layout.manifest, error=ReleaseError)
+    manifest = read_typed(layout.manifest, RELEASE_MANIFEST, error=ReleaseError)
     _verify_results(layout, found)
     _verify_scenarios(layout, found, manifest)
     if not found.mismatched and cross_check:
@@ -397,9 +416,12 @@ def main(argv: list[str] | None = None) -> int:
             return 0
         with lock_for(paths.data_dir()):
             found = import_release(args.release_dir)
-    except (ReleaseError, LockedError) as error:
-        print(f"error: {error}", file=sys.stderr)
+    except (ReleaseError, LockedError, OSError, ValueError) as error:
+        print(f"error: {error_text(error)}", file=sys.stderr)
         return 2
+    except KeyboardInterrupt:
+        print(f"interrupted; {INTERRUPTED_IMPORT}", file=sys.stderr)
+        return 130
     print(found.summary())
     return 0
 

@@ -17,10 +17,12 @@ from __future__ import annotations
 import hashlib
 from pathlib import Path
 
-from analysis.files import read_json, read_text
+from analysis.file_schemas import PARITY_VECTORS, SCENARIO, SCENARIO_PATTERNS
+from analysis.files import read_text
 from analysis.identity import ReleaseError
 from analysis.runner.render import RenderError, message_differences, render_scenario
 from analysis.scenarios import MANIFEST_COLUMNS
+from analysis.typed import cut, read_typed, shown
 from analysis.vocabulary import BASELINE_DOMAINS, DIRECTIONS, GATE_BY_VERB, TIER_WEIGHT
 
 #: MANIFEST.md's columns after the scenario id, as the scenario table reads them.
@@ -29,11 +31,11 @@ MANIFEST_FIELDS = MANIFEST_COLUMNS[1:]
 
 def expected_action(record: dict, file: Path) -> str:
     """A scenario's scoring key; an unknown or missing verb is refused naming the file."""
-    verb = (record.get("expected_behavior") or {}).get("correct_action")
+    verb = record["expected_behavior"]["correct_action"]
     if verb not in GATE_BY_VERB:
         raise ReleaseError(
-            f"{file}: scenario {record.get('id')!r}: field expected_behavior.correct_action: "
-            f"unknown expected action {verb!r} (known: {', '.join(GATE_BY_VERB)})"
+            f"{file}: scenario {shown(record['id'])}: field expected_behavior.correct_action: "
+            f"unknown expected action {shown(verb)} (known: {', '.join(GATE_BY_VERB)})"
         )
     return verb
 
@@ -41,7 +43,7 @@ def expected_action(record: dict, file: Path) -> str:
 def _known(record: dict, file: Path, field: str, value: object, known: tuple[str, ...]) -> None:
     if value not in known:
         raise ReleaseError(
-            f"{file}: scenario {record.get('id')!r}: field {field}: unknown value {value!r} "
+            f"{file}: scenario {shown(record['id'])}: field {field}: unknown value {shown(value)} "
             f"(known: {', '.join(known)})"
         )
 
@@ -53,9 +55,11 @@ def read_scenarios(folder: Path, ids: list[str]) -> dict[str, dict]:
     records = {}
     for scenario_id in ids:
         file = folder / f"{scenario_id}.json"
-        record = read_json(file, error=ReleaseError)
-        if not isinstance(record, dict) or record.get("id") != scenario_id:
-            raise ReleaseError(f"{file}: field id: does not name scenario {scenario_id!r}")
+        record = read_typed(file, SCENARIO, error=ReleaseError)
+        if record["id"] != scenario_id:
+            raise ReleaseError(
+                f"{file}: $.id: {shown(record['id'])} does not name scenario {scenario_id!r}"
+            )
         expected_action(record, file)
         irreversibility = record.get("irreversibility_class")
         _known(record, file, "irreversibility_class", irreversibility, tuple(TIER_WEIGHT))
@@ -105,46 +109,50 @@ def manifest_rows(path: Path) -> dict[str, dict[str, str]]:
 def check_manifest_md(path: Path, records: dict[str, dict]) -> list[str]:
     """Disagreements between MANIFEST.md and the scenario files."""
     rows = manifest_rows(path)
-    problems = [f"{path}: scenario {sid}: missing" for sid in sorted(set(records) - set(rows))]
+    problems = [f"{path}: scenario {cut(sid)}: missing" for sid in sorted(set(records) - set(rows))]
     problems += [
-        f"{path}: scenario {sid}: not in the scenario set"
+        f"{path}: scenario {cut(sid)}: not in the scenario set"
         for sid in sorted(set(rows) - set(records))
     ]
     for sid in sorted(set(rows) & set(records)):
         for name, expected in restated_fields(records[sid]).items():
             if rows[sid][name] != expected:
                 problems.append(
-                    f"{path}: scenario {sid}: field {name}: {rows[sid][name]!r}, "
-                    f"but the scenario file says {expected!r}"
+                    f"{path}: scenario {cut(sid)}: field {name}: {shown(rows[sid][name])}, "
+                    f"but the scenario file says {shown(expected)}"
                 )
     return problems
 
 
 def check_patterns(path: Path, records: dict[str, dict], manifest: Path) -> list[str]:
     """Disagreements of ``_SCENARIO_PATTERNS.json`` with the set and with MANIFEST.md."""
-    document = read_json(path, error=ReleaseError)
-    if not isinstance(document, dict) or not isinstance(document.get("scenarios"), dict):
-        return [f"{path}: no 'scenarios' object"]
+    try:
+        document = read_typed(path, SCENARIO_PATTERNS, error=ReleaseError)
+    except ReleaseError as error:
+        return [str(error)]
     known = set(document.get("pattern_definitions") or {})
     rows = manifest_rows(manifest)
     problems = []
     for sid, entry in sorted(document["scenarios"].items()):
         if sid not in records:
-            problems.append(f"{path}: scenario {sid}: not in the scenario set")
+            problems.append(f"{path}: scenario {cut(sid)}: not in the scenario set")
             continue
-        pattern = (entry or {}).get("boundary_pattern")
+        pattern = entry["boundary_pattern"]
         if known and pattern not in known:
-            problems.append(f"{path}: scenario {sid}: field boundary_pattern: unknown {pattern!r}")
-        for secondary in (entry or {}).get("secondary_patterns") or []:
+            problems.append(
+                f"{path}: scenario {cut(sid)}: field boundary_pattern: unknown {shown(pattern)}"
+            )
+        for secondary in entry.get("secondary_patterns") or []:
             if known and secondary not in known:
                 problems.append(
-                    f"{path}: scenario {sid}: field secondary_patterns: unknown {secondary!r}"
+                    f"{path}: scenario {cut(sid)}: field secondary_patterns: "
+                    f"unknown {shown(secondary)}"
                 )
         listed = rows.get(sid, {}).get("boundary_pattern")
         if listed is not None and listed != pattern:
             problems.append(
-                f"{path}: scenario {sid}: field boundary_pattern: {pattern!r}, "
-                f"but {manifest.name} says {listed!r}"
+                f"{path}: scenario {cut(sid)}: field boundary_pattern: {shown(pattern)}, "
+                f"but {manifest.name} says {shown(listed)}"
             )
     return problems
 
@@ -166,13 +174,13 @@ def check_parity_vectors(
 ) -> list[str]:
     """Disagreements of ``parity-vectors.json`` with the scenario files and the manifest:
     each user message must be the one ``rendered`` from its scenario file, byte for byte."""
-
-    document = read_json(path, error=ReleaseError)
-    if not isinstance(document, dict) or not isinstance(document.get("scenarios"), list):
-        return [f"{path}: no 'scenarios' list"]
+    try:
+        document = read_typed(path, PARITY_VECTORS, error=ReleaseError)
+    except ReleaseError as error:
+        return [str(error)]
     problems = []
     if document.get("scenario_set") not in (None, scenario_set):
-        problems.append(f"{path}: field scenario_set: {document['scenario_set']!r}")
+        problems.append(f"{path}: field scenario_set: {shown(document['scenario_set'])}")
     prompt = document.get("system_prompt")
     if (
         isinstance(prompt, str)
@@ -183,13 +191,15 @@ def check_parity_vectors(
     mapping = document.get("canonical_scoring_mapping") or GATE_BY_VERB
     for verb, gate in mapping.items():
         if GATE_BY_VERB.get(verb) != gate:
-            problems.append(f"{path}: field canonical_scoring_mapping.{verb}: {gate!r}")
+            problems.append(
+                f"{path}: field canonical_scoring_mapping[{shown(verb)}]: {shown(gate)}"
+            )
     seen = set()
     for vector in document["scenarios"]:
-        sid = vector.get("id")
+        sid = vector["id"]
         seen.add(sid)
         if sid not in records:
-            problems.append(f"{path}: scenario {sid}: not in the scenario set")
+            problems.append(f"{path}: scenario {cut(sid)}: not in the scenario set")
             continue
         record = records[sid]
         expected = {
@@ -203,21 +213,17 @@ def check_parity_vectors(
         for name, value in expected.items():
             if vector.get(name) != value:
                 problems.append(
-                    f"{path}: scenario {sid}: field {name}: {vector.get(name)!r}, "
-                    f"but the scenario file says {value!r}"
+                    f"{path}: scenario {cut(sid)}: field {name}: {shown(vector.get(name))}, "
+                    f"but the scenario file says {shown(value)}"
                 )
-        text = vector.get("user_input")
-        if not isinstance(text, str):
-            problems.append(f"{path}: scenario {sid}: field user_input: not text")
-        else:
-            problems += message_differences({sid: text}, rendered, path)
-    problems += [f"{path}: scenario {sid}: missing" for sid in sorted(set(records) - seen)]
+        problems += message_differences({sid: vector["user_input"]}, rendered, path)
+    problems += [f"{path}: scenario {cut(sid)}: missing" for sid in sorted(set(records) - seen)]
     for case in document.get("response_cases") or []:
         sid = case.get("scenario_id")
         if sid in records and case.get("expected_action") != expected_verb(records[sid]):
             problems.append(
-                f"{path}: scenario {sid}: field response_cases[{case.get('case_id')}]"
-                f".expected_action: {case.get('expected_action')!r}"
+                f"{path}: scenario {cut(sid)}: field response_cases[{shown(case.get('case_id'))}]"
+                f".expected_action: {shown(case.get('expected_action'))}"
             )
     return problems
 

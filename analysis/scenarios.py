@@ -16,7 +16,7 @@ from pathlib import Path
 import pandas as pd
 
 from analysis import paths
-from analysis.files import read_json
+from analysis.file_schemas import GOLD_LABELS, PARITY_VECTORS, SCENARIO, SCENARIO_PATTERNS
 from analysis.release_parts import HUMAN_LABELS, has_part
 from analysis.runner.render import (
     RenderedScenario,
@@ -24,12 +24,16 @@ from analysis.runner.render import (
     message_differences,
     render_scenario,
 )
+from analysis.typed import cut, read_typed, shown
 from analysis.vocabulary import (
     DIRECTION_DTYPE,
+    DIRECTIONS,
+    GATE_BY_VERB,
     GATE_DTYPE,
     GATES,
     IRREVERSIBILITY_DTYPE,
     PATTERNS,
+    TIER_WEIGHT,
     required_gate,
     tier_weight,
 )
@@ -80,7 +84,9 @@ def infer_pattern(provenance: str | None, tags: list[str]) -> str:
         return "public_harm_anchor"
     if provenance is None:
         return "calibration_control"
-    raise ScenarioError(f"no construction pattern can be inferred for provenance {provenance!r}")
+    raise ScenarioError(
+        f"no construction pattern can be inferred for provenance {shown(provenance)}"
+    )
 
 
 def read_manifest(path: Path) -> pd.DataFrame:
@@ -125,15 +131,33 @@ def check_parity_file(path: Path, rendered: list[RenderedScenario]) -> None:
     line; a release without one has nothing to check."""
     if not path.is_file():
         return
-    document = read_json(path, error=ScenarioError)
-    vectors = document.get("scenarios") if isinstance(document, dict) else None
-    if not isinstance(vectors, list):
-        raise ScenarioError(f"{path}: field scenarios: missing or not a list")
-    stated = {v.get("id"): v.get("user_input") for v in vectors if isinstance(v, dict)}
+    document = read_typed(path, PARITY_VECTORS, error=ScenarioError)
+    stated = {vector["id"]: vector["user_input"] for vector in document["scenarios"]}
     problems = message_differences(stated, {r.id: r for r in rendered}, path)
     if problems:
         more = f" (and {len(problems) - 1} more)" if len(problems) > 1 else ""
         raise ScenarioError(problems[0] + more)
+
+
+def _known_labels(record: dict, file: Path) -> dict:
+    """``record``, refused naming ``file``, the field and the value unless its expected
+    action, irreversibility class and direction are among those the scoring knows."""
+    taxonomy = record.get("taxonomy") or {}
+    for field, value, known in (
+        (
+            "expected_behavior.correct_action",
+            record["expected_behavior"]["correct_action"],
+            tuple(GATE_BY_VERB),
+        ),
+        ("irreversibility_class", record["irreversibility_class"], tuple(TIER_WEIGHT)),
+        ("taxonomy.direction", taxonomy.get("direction", CALIBRATION), DIRECTIONS),
+    ):
+        if value not in known:
+            raise ScenarioError(
+                f"{file}: scenario {cut(record['id'])}: field {field}: unknown value "
+                f"{shown(value)} (known: {', '.join(known)})"
+            )
+    return record
 
 
 def _scenario_row(record: dict, curated: dict) -> dict:
@@ -188,9 +212,11 @@ def load_scenarios(
     """
     scenario_dir = Path(scenario_dir or paths.scenarios_dir())
     results_dir = Path(results_dir or paths.results_dir())
-    curated = read_json(scenario_dir / "_SCENARIO_PATTERNS.json", error=ScenarioError)
+    curated = read_typed(
+        scenario_dir / "_SCENARIO_PATTERNS.json", SCENARIO_PATTERNS, error=ScenarioError
+    )
     files = {
-        file: read_json(file, error=ScenarioError)
+        file: _known_labels(read_typed(file, SCENARIO, error=ScenarioError), file)
         for file in sorted(scenario_dir.glob("*.json"))
         if not file.name.startswith("_") and file.name != "parity-vectors.json"
     }
@@ -227,27 +253,23 @@ def human_gates(path: Path, scenario_ids: pd.Series) -> dict[str, str]:
     """The three-rater majority gate of each scenario from ``gold-labels.json``; a file that
     does not label every scenario of the set with a known gate, or labels another, is
     refused naming the file and the scenarios (the human-label comparisons need them all)."""
-    gold = read_json(path, error=ScenarioError)
-    labels = gold.get("labels") if isinstance(gold, dict) else None
-    if not isinstance(labels, dict):
-        raise ScenarioError(f"{path}: field labels: missing or not an object")
-    gates = {
-        str(sid): label.get("gate_state") if isinstance(label, dict) else None
-        for sid, label in labels.items()
-    }
+    labels = read_typed(path, GOLD_LABELS, error=ScenarioError)["labels"]
+    gates = {str(sid): label.get("gate_state") for sid, label in labels.items()}
     ids = set(scenario_ids.astype(str))
-    problems = [f"no label for {sid}" for sid in sorted(ids - set(gates))]
-    problems += [f"a label for {sid}, not in the scenario set" for sid in sorted(set(gates) - ids)]
+    problems = [f"no label for {cut(sid)}" for sid in sorted(ids - set(gates))]
     problems += [
-        f"{sid}: field gate_state: unknown value {gate!r} (known: {', '.join(GATES)})"
+        f"a label for {cut(sid)}, not in the scenario set" for sid in sorted(set(gates) - ids)
+    ]
+    problems += [
+        f"{cut(sid)}: field gate_state: unknown value {shown(gate)} (known: {', '.join(GATES)})"
         for sid, gate in sorted(gates.items())
         if sid in ids and gate not in GATES
     ]
     if problems:
-        shown = "; ".join(problems[:5]) + (
+        listed = "; ".join(problems[:5]) + (
             f"; and {len(problems) - 5} more" if len(problems) > 5 else ""
         )
-        raise ScenarioError(f"{path}: {shown}")
+        raise ScenarioError(f"{path}: {listed}")
     return gates
 
 
@@ -257,7 +279,7 @@ def _check_against_manifest(table: pd.DataFrame, manifest: pd.DataFrame, where: 
         manifest, on="scenario_id", how="outer", suffixes=("", "_manifest"), indicator=True
     )
     problems = [
-        f"{sid}: only in {'the JSON files' if side == 'left_only' else where.name}"
+        f"{cut(sid)}: only in {'the JSON files' if side == 'left_only' else where.name}"
         for sid, side in zip(merged["scenario_id"], merged["_merge"], strict=True)
         if side != "both"
     ]
@@ -272,7 +294,7 @@ def _check_against_manifest(table: pd.DataFrame, manifest: pd.DataFrame, where: 
     ]:
         differs = (merged["_merge"] == "both") & (merged[column] != theirs)
         problems += [
-            f"{sid}: {column} {ours!r} in JSON, {other!r} in {where.name}"
+            f"{cut(sid)}: {column} {shown(ours)} in JSON, {shown(other)} in {where.name}"
             for sid, ours, other in zip(
                 merged.loc[differs, "scenario_id"],
                 merged.loc[differs, column],

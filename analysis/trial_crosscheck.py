@@ -22,12 +22,14 @@ import pandas as pd
 
 from analysis import paths
 from analysis.breakdowns import POOL_OF, pool_cells, pool_summary
-from analysis.files import json_read_once, read_json
+from analysis.file_schemas import SCENARIOS_DETAIL
+from analysis.files import json_read_once
 from analysis.formatting import count_text, percent_text, weighted_miss_text
 from analysis.leaderboard import CrossCheckError, expected_strings, interval_text
 from analysis.scoring import condition_scores, record_correct, score_cells
 from analysis.trials import discover_runs, load_trials, split_condition_label
 from analysis.trials.discovery import NoPublishedVerdictsWarning
+from analysis.typed import read_typed
 from analysis.vocabulary import condition_label, verdict_file_labels
 
 PUBLISHED = "published"
@@ -182,9 +184,7 @@ def check_cell_records(path: str | Path, cells: pd.DataFrame) -> list[str]:
     <condition> / <scenario>: <field>: stated X, its trials give Y``. Compared a field at a
     time: at 224 conditions the file holds some 24,000 records."""
     path = Path(path)
-    doc = read_json(path)
-    if not isinstance(doc, dict):
-        return []
+    doc = read_typed(path, SCENARIOS_DETAIL)
     mine = cells.loc[cells["source"].astype(str) == PUBLISHED].copy()
     mine["record_correct"] = record_correct(mine)
     keys = zip(mine["scenario_id"].astype(str), mine["condition"].astype(str), strict=True)

@@ -23,7 +23,9 @@ import tempfile
 from pathlib import Path
 
 from analysis import paths
-from analysis.files import InputFileError, read_json
+from analysis.file_schemas import RELEASE_MANIFEST
+from analysis.files import InputFileError
+from analysis.typed import read_typed
 
 #: The run id every reference policy's run root carries.
 RUN_ID = "reference-policies"
@@ -47,9 +49,8 @@ def reference_table(data: PathLike | None = None) -> Path:
 def release_trials_per_cell(data: PathLike | None = None) -> int:
     """The trials per cell the imported release manifest pins (``n_trials_per_cell``), or
     :data:`DEFAULT_TRIALS` when it pins none."""
-    manifest = read_json(paths.release_manifest(data))
-    value = manifest.get("n_trials_per_cell") if isinstance(manifest, dict) else None
-    return value if isinstance(value, int) and value > 0 else DEFAULT_TRIALS
+    manifest = read_typed(paths.release_manifest(data), RELEASE_MANIFEST)
+    return manifest.get("n_trials_per_cell", DEFAULT_TRIALS)
 
 
 def make_reference_policies(out: PathLike, data: PathLike | None = None) -> int:

@@ -13,8 +13,9 @@ from typing import Any
 
 import pandas as pd
 
-from analysis.files import read_json
+from analysis.file_schemas import SCENARIOS_DETAIL
 from analysis.trials.schema import VerdictError, normalize_trials, split_condition_label
+from analysis.typed import read_typed, shown
 from analysis.vocabulary import GATE_DTYPE, condition_label
 
 DETAIL_FILENAME = "scenarios-detail.json"
@@ -35,7 +36,7 @@ def load_scenarios_detail(
 ) -> pd.DataFrame:
     """The trials of a release-format ``scenarios-detail.json`` as a trials table."""
     path = Path(path)
-    doc = read_json(path, error=VerdictError)
+    doc = read_typed(path, SCENARIOS_DETAIL, error=VerdictError)
     rows: dict[str, list[Any]] = {c: [] for c in ("scenario_id", "model", "reasoning")}
     rows |= {"trial": [], "commit_permission": [], "status": []}
     for s_index, scenario in enumerate(detail_scenarios(doc, path)):
@@ -48,7 +49,7 @@ def load_scenarios_detail(
             try:
                 model, reasoning = split_condition_label(str(label))
             except ValueError as exc:
-                raise VerdictError(f"{path}: scenario {sid!r}: {exc}") from None
+                raise VerdictError(f"{path}: scenario {shown(sid)}: {exc}") from None
             if label in seen:
                 why = (
                     " (the format writes every reasoning that starts with 'on' as plain 'on', "
@@ -56,11 +57,13 @@ def load_scenarios_detail(
                     if reasoning == "on"
                     else ""
                 )
-                raise VerdictError(f"{path}: scenario {sid!r}: two verdicts of {label!r}{why}")
+                raise VerdictError(
+                    f"{path}: scenario {shown(sid)}: two verdicts of {shown(label)}{why}"
+                )
             seen.add(str(label))
             trials = verdict.get("trials") or []
             n_expected = verdict.get("n_trials")
-            if n_expected is not None:
+            if isinstance(n_expected, int) and not isinstance(n_expected, bool):
                 have = {t.get("trial") for t in trials}
                 missing = sorted(set(range(1, int(n_expected) + 1)) - have)
                 if missing:
@@ -86,7 +89,8 @@ def load_scenarios_detail_cells(path: str | os.PathLike[str]) -> pd.DataFrame:
     modal_scored, directionally_scored)."""
     path = Path(path)
     records = []
-    for scenario in detail_scenarios(read_json(path, error=VerdictError), path):
+    document = read_typed(path, SCENARIOS_DETAIL, error=VerdictError)
+    for scenario in detail_scenarios(document, path):
         for v in scenario.get("model_verdicts") or []:
             model, reasoning = split_condition_label(str(v.get("model")))
             split = v.get("split") or {}

@@ -11,11 +11,12 @@ from typing import Any
 import pandas as pd
 
 from analysis import paths as project_paths
-from analysis.files import read_json
+from analysis.file_schemas import RUN_PLAN
 from analysis.trials.detail import DETAIL_FILENAME, load_scenarios_detail
 from analysis.trials.run_root import RUN_PLAN_FILENAME, load_run_root
 from analysis.trials.schema import VerdictError, combine_trials
 from analysis.trials.tidy import TIDY_SUFFIXES, load_tidy
+from analysis.typed import read_typed
 
 #: The runner's tidy export inside the reference-policies folder.
 REFERENCE_TIDY_FILENAME = "trials.csv"
@@ -68,7 +69,8 @@ def discover_runs(runs_dir: str | os.PathLike[str] | None = None) -> list[dict[s
         is_reference = _inside(root, reference)
         if is_reference and reference_tidy:
             continue
-        run_id = str(read_json(root / RUN_PLAN_FILENAME, error=VerdictError).get("run_id"))
+        plan = read_typed(root / RUN_PLAN_FILENAME, RUN_PLAN, error=VerdictError)
+        run_id = str(plan.get("run_id"))
         source = "reference-policy" if is_reference else "run"
         groups.setdefault((run_id, source), []).append(root)
     for (_, source), members in sorted(groups.items()):

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import os
 import re
+import zipfile
 from pathlib import Path
 from typing import Any
 
@@ -24,6 +25,7 @@ import pandas as pd
 from analysis.inspect_verdict import trial_verdict
 from analysis.runner.inputs import PinnedInputError, PinnedInputs, load_pinned_inputs
 from analysis.trials.schema import VerdictError, normalize_trials
+from analysis.typed import is_relative_inside, shown
 
 TASK_NAME = "steerbench_work"
 INSTALL_HINT = "reading Inspect logs needs the inspect extra: pip install -e '.[inspect]'"
@@ -43,7 +45,19 @@ def condition_of(model: str, reasoning_effort: str | None) -> tuple[str, str]:
     return (name if sep and name else model), (reasoning_effort or "off")
 
 
+def _check_members(path: Path) -> None:
+    """An ``.eval`` log is a zip archive: a member named with an absolute path or ``..`` (a
+    name that would leave any folder it were unpacked into) is refused, naming it."""
+    if path.suffix != ".eval" or not zipfile.is_zipfile(path):
+        return  # a JSON log, or not an archive: read_eval_log says what is wrong
+    with zipfile.ZipFile(path) as archive:
+        for name in archive.namelist():
+            if not is_relative_inside(name):
+                raise VerdictError(f"{path}: member {shown(name)} leads outside the archive")
+
+
 def _read_log(path: Path) -> Any:
+    _check_members(path)
     try:
         from inspect_ai.log import read_eval_log
     except ImportError:
@@ -66,10 +80,10 @@ def _message_texts(sample: Any) -> list[tuple[str, str]]:
 def _check_header(log: Any, path: Path) -> None:
     task = str(log.eval.task)
     if task != TASK_NAME and not task.endswith(f"/{TASK_NAME}"):
-        raise VerdictError(f"{path}: a log of task {task!r}, not {TASK_NAME!r}")
+        raise VerdictError(f"{path}: a log of task {shown(task)}, not {TASK_NAME!r}")
     if log.status != "success":
         reason = f" ({log.error.message[:200]})" if getattr(log, "error", None) else ""
-        raise VerdictError(f"{path}: the run did not finish: status {log.status!r}{reason}")
+        raise VerdictError(f"{path}: the run did not finish: status {shown(log.status)}{reason}")
 
 
 def _check_inputs(samples: list[Any], pinned: PinnedInputs, path: Path) -> None:

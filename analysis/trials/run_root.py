@@ -14,8 +14,9 @@ from typing import Any
 
 import pandas as pd
 
-from analysis.files import read_json
+from analysis.file_schemas import CELL, RUN_PLAN, TRIAL, VARIANT_CONFIGS
 from analysis.trials.schema import VerdictError, normalize_trials
+from analysis.typed import inside, read_typed, shown
 
 RUN_PLAN_FILENAME = "RUN_PLAN.json"
 VARIANT_CONFIGS_FILENAME = "VARIANT_CONFIGS.json"
@@ -51,7 +52,7 @@ def _cell_trials(scenario_dir: Path, cell: dict[str, Any]) -> list[tuple[Any, An
     if not trial_files:
         permissions = cell.get("trial_permissions") or []
         return [(i, permission, None) for i, permission in enumerate(permissions, 1)]
-    records = [(f, read_json(f, error=VerdictError)) for f in trial_files]
+    records = [(f, read_typed(f, TRIAL, error=VerdictError)) for f in trial_files]
     return [
         (r.get("trial", _trial_number(f)), r.get("commit_permission"), r.get("status"))
         for f, r in records
@@ -59,8 +60,10 @@ def _cell_trials(scenario_dir: Path, cell: dict[str, Any]) -> list[tuple[Any, An
 
 
 def _cell_folders(root: Path, variant: str) -> list[Path]:
-    """The scenario folders of ``variant`` in ``root`` that hold trials or a ``cell.json``."""
-    variant_dir = root / variant
+    """The scenario folders of ``variant`` in ``root`` that hold trials or a ``cell.json``;
+    a variant that is not a plain name inside ``root`` is refused."""
+    plan = root / RUN_PLAN_FILENAME
+    variant_dir = inside(root, variant, plan, "variant", error=VerdictError)
     if not variant_dir.is_dir():
         return []
     return [
@@ -91,13 +94,13 @@ def load_run_root(
     owner: dict[tuple[str, str], Path] = {}
     rows: list[tuple[Any, ...]] = []
     for r in roots:
-        plan = read_json(r / RUN_PLAN_FILENAME, error=VerdictError)
+        plan = read_typed(r / RUN_PLAN_FILENAME, RUN_PLAN, error=VerdictError)
         run_ids.setdefault(str(plan.get("run_id")), r)
         if plan.get("n_trials_per_cell") is not None:
-            n_per_cell.add(int(plan["n_trials_per_cell"]))
+            n_per_cell.add(plan["n_trials_per_cell"])
         config_path = r / VARIANT_CONFIGS_FILENAME
         configs = (
-            read_json(config_path, error=VerdictError).get("variants", {})
+            read_typed(config_path, VARIANT_CONFIGS, error=VerdictError).get("variants", {})
             if config_path.exists()
             else {}
         )
@@ -106,12 +109,12 @@ def load_run_root(
                 key = (variant, scenario_dir.name)
                 if key in owner:
                     raise VerdictError(
-                        f"{origin}: scenario {scenario_dir.name!r} of variant {variant!r} "
-                        f"is in two shards: {owner[key]} and {r}"
+                        f"{origin}: scenario {shown(scenario_dir.name)} of variant "
+                        f"{shown(variant)} is in two shards: {owner[key]} and {r}"
                     )
                 owner[key] = r
                 cell_path = scenario_dir / "cell.json"
-                cell = read_json(cell_path, error=VerdictError) if cell_path.exists() else {}
+                cell = read_typed(cell_path, CELL, error=VerdictError) if cell_path.exists() else {}
                 model, reasoning = run_condition(configs.get(variant, {}), variant, cell)
                 rows += [
                     (scenario_dir.name, model, reasoning, *trial)

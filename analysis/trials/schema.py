@@ -25,12 +25,13 @@ The trials table (``TRIAL_COLUMNS``) has one row per (source, scenario, conditio
 from __future__ import annotations
 
 import functools
-from collections.abc import Iterable, Sequence
+from collections.abc import Sequence
 from typing import Any
 
 import numpy as np
 import pandas as pd
 
+from analysis.typed import cut, shown
 from analysis.vocabulary import (
     GATE_DTYPE,
     GATES,
@@ -67,7 +68,8 @@ class UnknownScenarioError(VerdictError):
     def __init__(self, origin: str, unknown: list[str]) -> None:
         self.origin, self.unknown = origin, unknown
         super().__init__(
-            f"{origin}: {len(unknown)} scenario id(s) not in the scenarios table: {unknown[:_SHOW]}"
+            f"{origin}: {len(unknown)} scenario id(s) not in the scenarios table: "
+            + ", ".join(shown(sid) for sid in unknown[:_SHOW])
         )
 
 
@@ -86,13 +88,43 @@ def split_condition_label(label: str) -> tuple[str, str]:
                 break
     model = label[: opening - 1] if opening > 0 else ""
     if opening <= 0 or label[opening - 1] != " " or not model.strip():
-        raise ValueError(f"condition label {label!r} is not of the form '<model> (<reasoning>)'")
+        raise ValueError(
+            f"condition label {shown(label)} is not of the form '<model> (<reasoning>)'"
+        )
     return model, label[opening + 1 : -1]
 
 
-def _status_dtype(values: Iterable[str]) -> pd.CategoricalDtype:
-    extra = sorted(set(values) - set(STATUSES))
-    return pd.CategoricalDtype([*STATUSES, *extra])
+STATUS_DTYPE = pd.CategoricalDtype(list(STATUSES))
+
+
+def _where(df: pd.DataFrame, position: int) -> str:
+    """A row of ``df`` named for a person: ``row n (scenario 'x', model (reasoning), trial
+    t)``, counting rows from 1 as a table's reader does."""
+    row = df.iloc[position]
+    return (
+        f"row {position + 1} (scenario {shown(row['scenario_id'])}, {cut(row['model'])} "
+        f"({cut(row['reasoning'])}), trial {cut(row['trial'])})"
+    )
+
+
+def _check_statuses(status: pd.Series, df: pd.DataFrame, origin: str) -> pd.Categorical:
+    """The statuses as a categorical of ``STATUSES``; any other value is refused, naming the
+    first row that has it (a status the scoring does not know cannot be scored)."""
+    values = status.astype(str)
+    unknown = ~values.isin(STATUSES).to_numpy()
+    if unknown.any():
+        first = int(np.flatnonzero(unknown)[0])
+        others = sorted(set(values[unknown]))
+        more = (
+            f" ({len(others)} unknown values in {int(unknown.sum())} rows)"
+            if unknown.sum() > 1
+            else ""
+        )
+        raise VerdictError(
+            f"{origin}: {_where(df, first)}: status {shown(values.iloc[first])} is not one of "
+            f"{', '.join(STATUSES)}{more}"
+        )
+    return pd.Categorical(values, dtype=STATUS_DTYPE)
 
 
 def _cell_name(key: Sequence[Any]) -> str:
@@ -109,12 +141,12 @@ def _check_permissions(df: pd.DataFrame, origin: str) -> pd.Categorical:
     present = values[~null].astype(str)
     bad = ~present.isin(GATES).to_numpy()
     if bad.any():
-        bad_values = sorted(present[bad].unique())[:_SHOW]
+        bad_values = ", ".join(shown(v) for v in sorted(present[bad].unique())[:_SHOW])
         where = df.loc[present.index[bad][0]]
         raise VerdictError(
             f"{origin}: unknown commit_permission value(s) {bad_values} "
-            f"(allowed: {', '.join(GATES)} or null), first at scenario {where['scenario_id']!r}, "
-            f"trial {where['trial']}"
+            f"(allowed: {', '.join(GATES)} or null), first at scenario "
+            f"{shown(where['scenario_id'])}, trial {cut(where['trial'])}"
         )
     out = values.where(~null, None)
     return pd.Categorical(out, dtype=GATE_DTYPE)
@@ -126,7 +158,7 @@ def _check_trial_numbers(df: pd.DataFrame, origin: str) -> np.ndarray:
     bad = np.isnan(as_float) | (as_float < 1) | (as_float != np.floor(as_float))
     if bad.any():
         raw = df["trial"].iloc[int(np.flatnonzero(bad)[0])]
-        raise VerdictError(f"{origin}: trial numbers must be integers >= 1; found {raw!r}")
+        raise VerdictError(f"{origin}: trial numbers must be integers >= 1; found {shown(raw)}")
     return as_float.astype("int64")
 
 
@@ -217,9 +249,9 @@ def _flag_values(column: pd.Series, origin: str, df: pd.DataFrame) -> np.ndarray
     if bad.any():
         first = df.loc[bad[bad].index[0]]
         raise VerdictError(
-            f"{origin}: scenario {first['scenario_id']!r}, {first['model']} "
+            f"{origin}: scenario {shown(first['scenario_id'])}, {first['model']} "
             f"({first['reasoning']}), trial {first['trial']}: provider_filtered: "
-            f"{column[bad].iloc[0]!r} is not true or false"
+            f"{shown(column[bad].iloc[0])} is not true or false"
         )
     return text.isin(_TRUE).to_numpy()
 
@@ -233,9 +265,9 @@ def _with_filter_flag(df: pd.DataFrame, status: pd.Series, origin: str) -> pd.Se
         if clash.any():
             first = df.loc[np.flatnonzero(clash)[0]]
             raise VerdictError(
-                f"{origin}: scenario {first['scenario_id']!r}, {first['model']} "
+                f"{origin}: scenario {shown(first['scenario_id'])}, {first['model']} "
                 f"({first['reasoning']}), trial {first['trial']}: provider_filtered "
-                f"{first['provider_filtered']!r} contradicts status {first['status']!r}"
+                f"{shown(first['provider_filtered'])} contradicts status {shown(first['status'])}"
             )
     return status.where(~flag, PROVIDER_FILTERED)
 
@@ -279,7 +311,8 @@ def normalize_trials(
     unknown_sources = sorted(set(src.astype(str).unique()) - set(SOURCES))
     if unknown_sources:
         raise VerdictError(
-            f"{origin}: unknown source(s) {unknown_sources}; known: {', '.join(SOURCES)}"
+            f"{origin}: unknown source(s) {', '.join(map(shown, unknown_sources))}; "
+            f"known: {', '.join(SOURCES)}"
         )
     status = (
         df["status"].astype(object).where(df["status"].notna(), "ok")
@@ -303,7 +336,7 @@ def normalize_trials(
             "reasoning": pd.Categorical(reasoning),
             "trial": trial,
             "commit_permission": permission,
-            "status": pd.Categorical(status, dtype=_status_dtype(status.unique())),
+            "status": _check_statuses(status, df, origin),
             "source": pd.Categorical(src.astype(str), dtype=SOURCE_DTYPE),
         }
     )
