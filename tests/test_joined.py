@@ -10,6 +10,7 @@ from analysis.scoring import score_cells
 from analysis.trials import load_trials
 
 
+@pytest.mark.filterwarnings("ignore::analysis.trials.NoPublishedVerdictsWarning")
 def test_trials_and_cells_carry_the_scenario_labels(scenarios):
     trials = load_trials(scenarios=scenarios)
     joined = with_metadata(trials, scenarios)

@@ -5,9 +5,10 @@ from __future__ import annotations
 import json
 
 import pandas as pd
+import pytest
 
 from analysis import paths
-from analysis.trials import load_trials
+from analysis.trials import NoPublishedVerdictsWarning, load_trials
 
 
 def test_the_data_folder_follows_the_environment_at_each_call(monkeypatch, tmp_path):
@@ -39,7 +40,9 @@ def test_load_trials_reads_the_runs_folder_named_at_the_call(monkeypatch, tmp_pa
     )
     (tmp_path / "mine").mkdir()
     rows.to_csv(tmp_path / "mine" / "trials.csv", index=False)
-    given = load_trials(runs_dir=tmp_path)
+    with pytest.warns(NoPublishedVerdictsWarning, match="no published per-trial verdicts"):
+        given = load_trials(runs_dir=tmp_path)
     assert list(given["trial"]) == [1, 2]
     monkeypatch.setenv("STEERBENCH_DATA_DIR", str(tmp_path / "empty"))
-    assert load_trials().empty
+    with pytest.warns(NoPublishedVerdictsWarning):
+        assert load_trials().empty

@@ -16,6 +16,7 @@ from analysis.trials.detail import (
     load_scenarios_detail_cells,
 )
 from analysis.trials.discovery import (
+    NoPublishedVerdictsWarning,
     VerdictPaths,
     discover_runs,
     load_trials,
@@ -38,6 +39,7 @@ __all__ = [
     "DETAIL_FILENAME",
     "TIDY_SUFFIXES",
     "TRIAL_COLUMNS",
+    "NoPublishedVerdictsWarning",
     "VerdictError",
     "VerdictPaths",
     "combine_trials",
