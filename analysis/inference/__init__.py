@@ -5,13 +5,13 @@ the published condition counts) and returns one row per condition, contrast or q
 with ``estimate, ci_low, ci_high`` (95%), ``p`` where there is a test, ``method`` and
 ``n_clusters`` (scenarios). Resampling is seeded (``SEED``) with ``N_BOOT`` resamples.
 
-- :mod:`.paired`: reasoning floor against high, paired by scenario; unpaired fallback; power
 Estimand (:data:`ESTIMAND`, stated once): every clustered interval is about a population of
 scenarios like these (scenarios resampled), unless its row says otherwise; an interval that
 treats trials as independent fits only these scenarios held fixed. Fewer than
 :data:`MIN_CLUSTERS` scenarios: NaN bounds and a note; a bootstrap without spread: Wilson on
 scenarios (named in ``method``); never a zero-width interval.
 
+- :mod:`.paired`: reasoning floor against high, paired by scenario; unpaired fallback; power
 - :mod:`.clustered`: scenario-clustered intervals, ICC and design effect, pooled quantities
 - :mod:`.design_bound`: the smallest design effect published counts allow (Table 2)
 - :mod:`.multiplicity`: Holm and Benjamini-Hochberg within named families (:data:`FAMILIES`)

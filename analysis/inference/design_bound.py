@@ -116,6 +116,22 @@ def design_effect_bound(
     DataFrame
         ``condition, estimate, design_effect_min, icc_min, n_effective, ci_low, ci_high,
         wilson_low, wilson_high, method, assumption, note``.
+
+    Examples
+    --------
+    Four cells of five trials, 12 correct, one cell all correct, two modal-correct: the
+    evenest histogram the counts allow is 2, 2, 3, 5 correct trials, a design effect of 20/13
+    (ICC 7/52), so 20 trials count as 13 and the interval is wider than Wilson's on trials:
+
+    >>> import pandas as pd
+    >>> condition = pd.DataFrame({"condition": ["a"], "n_cells": [4], "n_trials": [20],
+    ...     "n_trials_correct": [12], "n_pass5": [1], "n_modal_correct": [2],
+    ...     "n_hold_opportunities": [2], "n_proceed_opportunities": [2]})
+    >>> row = design_effect_bound(condition, trials_per_cell=5).iloc[0]
+    >>> round(float(row["design_effect_min"]), 4), round(float(row["n_effective"]), 6)
+    (1.5385, 13.0)
+    >>> bool(row["ci_high"] - row["ci_low"] > row["wilson_high"] - row["wilson_low"])
+    True
     """
     name = "label" if "label" in conditions.columns else "condition"
     rows = []
