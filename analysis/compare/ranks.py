@@ -14,6 +14,7 @@ COLUMNS = [
     "base_rank",
     "head_rank",
     "rank_change",
+    "shared_rank_change",
     "base_rank_low",
     "base_rank_high",
     "head_rank_low",
@@ -40,7 +41,8 @@ def table2_ranks(inputs: BuildInputs) -> pd.DataFrame:
 
 def rank_changes(base: BuildInputs, head: BuildInputs) -> pd.DataFrame:
     """One row per condition in either release, in the head's order (then the removed):
-    both ranks, the change (positive: moved up), both rank sets and whether they overlap
+    both ranks, the change (positive: moved up), the change among the conditions in both
+    releases, both rank sets and whether they overlap
     (empty for a condition in one release only)."""
     before, after = table2_ranks(base), table2_ranks(head)
     joined = after.merge(before, on="condition", how="outer", suffixes=("_head", "_base"))
@@ -55,6 +57,7 @@ def rank_changes(base: BuildInputs, head: BuildInputs) -> pd.DataFrame:
             "base_rank": joined["rank_base"].astype("Int64"),
             "head_rank": joined["rank_head"].astype("Int64"),
             "rank_change": (joined["rank_base"] - joined["rank_head"]).astype("Int64"),
+            "shared_rank_change": _shared_change(joined, both),
             "base_rank_low": joined["rank_low_base"].astype("Int64"),
             "base_rank_high": joined["rank_high_base"].astype("Int64"),
             "head_rank_low": joined["rank_low_head"].astype("Int64"),
@@ -65,6 +68,14 @@ def rank_changes(base: BuildInputs, head: BuildInputs) -> pd.DataFrame:
         }
     )
     return frame.reset_index(drop=True)[COLUMNS]
+
+
+def _shared_change(joined: pd.DataFrame, both: pd.Series) -> pd.Series:
+    """The rank change among the conditions in both releases only (an added or removed
+    condition moves the others' Table 2 ranks without any change of theirs)."""
+    before = joined.loc[both, "rank_base"].rank(method="min")
+    after = joined.loc[both, "rank_head"].rank(method="min")
+    return (before - after).reindex(joined.index).astype("Int64")
 
 
 def leaders(ranks: pd.DataFrame) -> tuple[list[str], list[str]]:

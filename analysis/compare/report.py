@@ -95,7 +95,7 @@ def summary(comparison: Comparison) -> str:
         ("added", "added condition"),
         ("removed", "removed condition"),
         ("re-run", "re-run condition"),
-        ("rescored", "condition rescored on the same verdicts"),
+        ("rescored", "rescored condition"),
         ("changed", "condition with changed counts"),
     ):
         labels = _ids(status, "status", name, "condition")
@@ -120,18 +120,19 @@ def summary(comparison: Comparison) -> str:
         parts.append(f"the leader changed from {' and '.join(before)} to {' and '.join(after)};")
     moved = c.ranks.loc[c.ranks["rank_change"].fillna(0) != 0]
     apart = int((moved["rank_sets_overlap"] == False).sum())  # noqa: E712 (object column)
+    among = int((c.ranks["shared_rank_change"].fillna(0) != 0).sum())
     parts.append(
-        f"{len(moved)} shared condition{'s' if len(moved) != 1 else ''} changed rank"
-        + (f" ({apart} with rank sets that do not overlap);" if len(moved) else ";")
+        f"{len(moved)} shared condition{'s' if len(moved) != 1 else ''} changed Table 2 rank"
+        + (f" ({apart} with 95% rank sets that do not overlap)" if len(moved) else "")
+        + f", {among} among the conditions in both releases;"
     )
-    numbers = c.numbers
-    differ = numbers.loc[numbers["status"] != "unchanged"]
+    status = c.numbers["status"]
     parts.append(
-        f"{len(differ)} of {len(numbers)} cited numbers differ "
-        f"({(numbers['status'] == 'changed').sum()} changed, "
-        f"{(numbers['status'] == 'added').sum()} added, "
-        f"{(numbers['status'] == 'removed').sum()} removed), "
-        f"and {int(c.claims['verdict_changed'].sum())} claim verdicts changed."
+        f"of {len(status)} cited numbers, {(status == 'changed').sum()} changed value, "
+        f"{(status == 'added').sum()} are new, {(status == 'removed').sum()} are gone, "
+        f"{(status == 'same value, inputs changed').sum()} kept their value on changed inputs "
+        f"and {(status == 'unchanged').sum()} are unchanged; "
+        f"{int(c.claims['verdict_changed'].sum())} claim verdicts changed."
     )
     if nothing_changed(c):
         parts = [parts[0], "nothing changed."]
@@ -195,6 +196,12 @@ def changes_document(c: Comparison) -> dict:
     }
 
 
+STATUS_NOTE = (
+    "re-run: its per-trial verdicts on the shared scenarios (or its trials per cell) differ; "
+    "rescored: the same verdicts, scored on changed scenarios; changed: only counts are "
+    "published, so the two cannot be told apart."
+)
+
 STYLE = """
 body{font:14px/1.45 system-ui,sans-serif;margin:2em auto;max-width:75em;padding:0 1em;color:#222}
 table{border-collapse:collapse;margin:.5em 0 1.5em;font-size:13px}
@@ -221,7 +228,10 @@ def _table(frame: pd.DataFrame, empty: str) -> str:
 def page(c: Comparison) -> str:
     """The HTML page: the summary, then each table (CSV files hold them whole)."""
     table2 = _percent_columns(c.table2, ["base", "head", "change", "estimate", "ci_low", "ci_high"])
-    scenarios = c.scenarios.loc[c.scenarios["change"] != "unchanged"]
+    scenarios = c.scenarios.loc[c.scenarios["change"] != "unchanged"].copy()
+    for column in ("base_sha256", "head_sha256"):  # the CSV holds them whole
+        scenarios[column] = scenarios[column].str[:12]
+    table2["n_paired"] = table2["n_paired"].astype("Int64")
     numbers = c.numbers.loc[c.numbers["status"] != "unchanged"]
     claims = c.claims.loc[c.claims["verdict_changed"]]
     ranks = c.ranks.drop(columns=["base_method", "head_method"])
@@ -236,7 +246,7 @@ def page(c: Comparison) -> str:
         (
             "Conditions",
             _table(c.conditions, "No condition in either release."),
-            f"Compared by {c.basis}.",
+            f"Compared by {c.basis}. {STATUS_NOTE}",
         ),
         (
             "Table 2 values and their change",
