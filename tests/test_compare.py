@@ -133,7 +133,12 @@ def test_ranks_and_numbers(compared, releases) -> None:
     assert document["leader"]["head"] == [f"{first['model']} ({first['reasoning']})"]
     assert ranks.loc[ranks["condition"] == ADDED, "base_rank"].tolist() == [""]
     numbers = _csv(compared, "numbers.csv").set_index("name")
-    assert numbers.at["corpus.scenarios", "status"] == "unchanged"
+    # the scenario folder changed, so no number's inputs are the same; the count is
+    assert numbers.at["corpus.scenarios", "status"] == "same value, inputs changed"
+    rerun = [n for n in numbers.index if n.startswith("table2.delta-off.")]
+    assert rerun and "changed" in set(numbers.loc[rerun, "status"])
+    differs = numbers.loc[numbers["status"] == "changed"]
+    assert (differs["base"] != differs["head"]).all()
     added = [n for n in numbers.index if ".added-off." in n]
     assert added and set(numbers.loc[added, "status"]) == {"added"}
     assert not document["nothing_changed"]
