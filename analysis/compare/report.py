@@ -231,7 +231,7 @@ def page(c: Comparison) -> str:
     scenarios = c.scenarios.loc[c.scenarios["change"] != "unchanged"].copy()
     for column in ("base_sha256", "head_sha256"):  # the CSV holds them whole
         scenarios[column] = scenarios[column].str[:12]
-    table2["n_paired"] = table2["n_paired"].astype("Int64")
+    table2["n_paired"] = ["–" if pd.isna(n) else int(n) for n in table2["n_paired"]]
     numbers = c.numbers.loc[c.numbers["status"] != "unchanged"]
     claims = c.claims.loc[c.claims["verdict_changed"]]
     ranks = c.ranks.drop(columns=["base_method", "head_method"])
