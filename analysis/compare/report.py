@@ -222,7 +222,8 @@ def _percent_columns(frame: pd.DataFrame, columns: list[str]) -> pd.DataFrame:
 def _table(frame: pd.DataFrame, empty: str) -> str:
     if frame.empty:
         return f'<p class="note">{html.escape(empty)}</p>'
-    return frame.to_html(index=False, na_rep="–", escape=True, border=0)
+    shown = frame.astype(object).where(frame.notna(), "–")  # nullable integers print <NA>
+    return shown.to_html(index=False, escape=True, border=0)
 
 
 def page(c: Comparison) -> str:
@@ -231,8 +232,8 @@ def page(c: Comparison) -> str:
     scenarios = c.scenarios.loc[c.scenarios["change"] != "unchanged"].copy()
     for column in ("base_sha256", "head_sha256"):  # the CSV holds them whole
         scenarios[column] = scenarios[column].str[:12]
-    table2["n_paired"] = ["–" if pd.isna(n) else int(n) for n in table2["n_paired"]]
-    numbers = c.numbers.loc[c.numbers["status"] != "unchanged"]
+    table2["n_paired"] = table2["n_paired"].astype("Int64")
+    numbers = c.numbers.loc[c.numbers["status"].isin(["changed", "added", "removed"])]
     claims = c.claims.loc[c.claims["verdict_changed"]]
     ranks = c.ranks.drop(columns=["base_method", "head_method"])
     title = f"{c.base.build.name} .. {c.head.build.name}"
@@ -262,9 +263,11 @@ def page(c: Comparison) -> str:
         ),
         (
             "Cited numbers",
-            _table(numbers, "Every cited number is unchanged."),
-            f"{(c.numbers['status'] == 'unchanged').sum()} numbers unchanged (same inputs, "
-            f"same value); all in {TABLES['numbers']}.",
+            _table(numbers, "No cited number changed value."),
+            f"Numbers that changed value, are new or are gone; "
+            f"{(c.numbers['status'] == 'unchanged').sum()} unchanged (same inputs, same value) "
+            f"and {(c.numbers['status'] == 'same value, inputs changed').sum()} with the same "
+            f"value on changed inputs are in {TABLES['numbers']}.",
         ),
         (
             "Claims ledger",
@@ -273,7 +276,8 @@ def page(c: Comparison) -> str:
         ),
     ]
     body = "".join(
-        f'<h2>{html.escape(name)}</h2><p class="note">{html.escape(note)}</p>{table}'
+        f'<h2 id="{name.split()[0].lower()}">{html.escape(name)}</h2>'
+        f'<p class="note">{html.escape(note)}</p>{table}'
         for name, table, note in sections
     )
     return (
