@@ -34,7 +34,17 @@ def compare_releases(
     """Build (or reuse the builds of) releases ``base`` and ``head`` and write their
     comparison to ``<out_root>/<base>..<head>/`` (default ``compare/``): ``index.html``,
     ``changes.json`` and the CSV tables. Returns that folder. A release that fails its own
-    verification raises :class:`CompareError`; nothing is written then."""
+    verification raises :class:`CompareError`; nothing is written then.
+
+    Examples
+    --------
+    >>> from analysis.compare import CompareError
+    >>> try:
+    ...     compare_releases("/no/such/release", "/no/such/release")
+    ... except CompareError as error:
+    ...     print(error.status, str(error).split(": ")[1])
+    2 no release folder there.
+    """
     from analysis.compare.conditions import condition_status, table2_changes
     from analysis.compare.inputs import read_build
     from analysis.compare.numbers import claim_changes, number_changes

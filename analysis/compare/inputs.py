@@ -38,6 +38,18 @@ def _sha256(path: Path) -> str:
         return hashlib.file_digest(handle, "sha256").hexdigest()
 
 
+#: The claims ledger's columns the comparison reads.
+CLAIM_COLUMNS = ["section", "statement", "name", "published", "recomputed", "status"]
+
+
+def _claims(path: Path) -> pd.DataFrame:
+    """The build's claims ledger; empty when the build has none (another release than the
+    one the paper's published values are of)."""
+    if not path.is_file():
+        return pd.DataFrame(columns=CLAIM_COLUMNS, dtype=str)
+    return pd.read_csv(path, dtype=str, keep_default_na=False)[CLAIM_COLUMNS]
+
+
 def read_build(build: ReleaseBuild) -> BuildInputs:
     """Read what the comparison needs from ``build`` (already imported and built)."""
     data = build.data
@@ -62,5 +74,5 @@ def read_build(build: ReleaseBuild) -> BuildInputs:
         cells=cells.loc[published].reset_index(drop=True) if has_verdicts else None,
         trials=trials.loc[trials_published].reset_index(drop=True) if has_verdicts else None,
         numbers=numbers.get("numbers", {}),
-        claims=pd.read_csv(build.paper / "tables" / "claims.csv", dtype=str, keep_default_na=False),
+        claims=_claims(build.paper / "tables" / "claims.csv"),
     )
