@@ -17,6 +17,7 @@ import release_copies
 import release_writer
 
 from analysis import paths
+from analysis.compare.conditions import COUNTS_METHOD
 
 pytestmark = pytest.mark.slow
 
@@ -92,7 +93,8 @@ def test_drift_apart_from_model_change(compared) -> None:
     assert (accuracy != 0).all()  # the relabelled scenario moves every condition
     rerun = unchanged.loc[unchanged["condition"] == RERUN].set_index("metric")
     assert rerun.at["mean_trial_accuracy", "change"] != 0
-    assert rerun.at["mean_trial_accuracy", "method"].startswith("paired scenario bootstrap")
+    method = rerun.at["mean_trial_accuracy", "method"]
+    assert method.endswith(", paired") and method != COUNTS_METHOD
     low, high = (float(rerun.at["mean_trial_accuracy", c]) for c in ("ci_low", "ci_high"))
     assert low <= float(rerun.at["mean_trial_accuracy", "estimate"]) <= high
 
@@ -176,3 +178,20 @@ def test_a_release_failing_its_verification_is_refused(releases, tmp_path) -> No
     errors = [line for line in done.stderr.splitlines() if line.strip()]
     assert len(errors) == 1 and errors[0].startswith("error: ") and RELABELLED in errors[0]
     assert not [p for p in out.iterdir() if p.name != ".builds"]
+
+
+def test_a_release_of_another_name_has_no_ledger_to_compare(releases, compared) -> None:
+    """Another release name gives a build without the claims ledger (the published values
+    are v2026-05's); the comparison still runs, and the same scenarios and verdicts under
+    another name change no scenario or condition."""
+    from analysis.compare import compare_releases
+
+    renamed = compared.parent / "renamed-release"
+    shutil.copytree(releases[0], renamed)
+    release_copies.rename_version(renamed, "v2099-01", "steerbench-work-2099-01")
+    folder = compare_releases(releases[0], renamed, out_root=compared.parent)
+    assert set(_csv(folder, "scenarios.csv")["change"]) == {"unchanged"}
+    assert set(_csv(folder, "conditions.csv")["status"]) == {"unchanged"}
+    claims = _csv(folder, "claims.csv")
+    assert len(claims) and (claims["head_status"] == "").all()
+    assert (claims["base_status"] != "").all()
