@@ -115,3 +115,13 @@ run: data
 
 reference-runs: data
 	$(PY) -m analysis.runner.reference
+
+# --- Comparing two releases -------------------------------------------------------------
+# `make compare BASE=<release dir> HEAD=<release dir>` builds each release in its own folder
+# under compare/.builds/ (reused while nothing it reads changes) and writes
+# compare/<base>..<head>/: index.html, changes.json and CSV tables.
+.PHONY: compare
+
+compare: $(ENV_STAMP)
+	@test -n "$(BASE)" -a -n "$(HEAD)" || { echo "error: make compare needs BASE=<release dir> HEAD=<release dir>" >&2; exit 2; }
+	@$(PY) -m analysis.compare "$(BASE)" "$(HEAD)"

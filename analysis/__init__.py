@@ -52,6 +52,8 @@ _HOMES: dict[str, str] = {
     "browse": "analysis.interactive_table",
     # intervals
     "wilson_interval": "analysis.stats",
+    # two releases side by side (make compare)
+    "compare_releases": "analysis.compare",
     # a notebook section: its inputs, output writer and recorded numbers in one call
     "open_section": "analysis.sections",
 }

@@ -21,6 +21,8 @@ from analysis.files import InputFileError, read_json
 PROJECT_ROOT = Path(__file__).resolve().parent.parent
 DEFAULT_RELEASE_DIR = PROJECT_ROOT.parent / "shared" / "steerbench-work"
 PAPER_DIR = PROJECT_ROOT / "paper"
+#: Where ``make compare`` writes comparisons and keeps each release's build (``.builds/``).
+COMPARE_DIR = PROJECT_ROOT / "compare"
 NOTEBOOKS_DIR = PROJECT_ROOT / "notebooks"
 FIGURE_STYLE = PROJECT_ROOT / "figures" / "steerbench.mplstyle"
 

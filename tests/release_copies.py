@@ -120,3 +120,51 @@ def repair_scenario(
             vector["sha256"] = sha256(file)
     vectors_path.write_text(json.dumps(vectors, indent=2) + "\n", encoding="utf-8")
     repin(root, version, scenario_set)
+
+
+def relabel(root: Path, scenario_id: str, action: str, scenario_set: str = SCENARIO_SET) -> None:
+    """Give one scenario another expected action everywhere the release states it (its
+    file, ``MANIFEST.md``, the parity vectors and their response cases, the agreement
+    report's count of gold labels matching the key), as the release's tooling would."""
+    gates = {"continue": "allowed", "proceed": "allowed"}
+    gate = gates.get(action, "blocked")
+    folder = scenario_dir(root, scenario_set)
+    file = folder / f"{scenario_id}.json"
+    record = json.loads(file.read_text("utf-8"))
+    record["expected_behavior"]["correct_action"] = action
+    file.write_text(json.dumps(record, indent=2) + "\n", "utf-8")
+    manifest = folder / "MANIFEST.md"
+    rows = manifest.read_text("utf-8").splitlines(keepends=True)
+    for i, row in enumerate(rows):
+        cells = row.split("|")
+        if row.startswith("| ") and cells[1].strip() == scenario_id:
+            cells[2] = f" {action} "
+            rows[i] = "|".join(cells)
+    manifest.write_text("".join(rows), "utf-8")
+    vectors_path = root / paths.RELEASE_PARITY_VECTORS
+    vectors = json.loads(vectors_path.read_text("utf-8"))
+    for vector in vectors["scenarios"]:
+        if vector["id"] == scenario_id:
+            vector.update(expected_action=action, required_commit_permission=gate)
+            vector["sha256"] = sha256(file)
+    for case in vectors["response_cases"]:
+        if case["scenario_id"] == scenario_id:
+            case["expected_action"] = action
+            if case["expected_format_ok"]:
+                permission = json.loads(case["response"]).get("commit_permission")
+                case["expected_correct"] = permission == gate
+    vectors_path.write_text(json.dumps(vectors, indent=2) + "\n", "utf-8")
+    validation = results(root) / "human-validation"
+    gold = json.loads((validation / "gold-labels.json").read_text("utf-8"))
+    match = 0
+    for sid, label in gold["labels"].items():
+        scenario = json.loads((folder / f"{sid}.json").read_text("utf-8"))
+        required = gates.get(scenario["expected_behavior"]["correct_action"], "blocked")
+        match += label["gate_state"] == required
+    report_path = validation / "agreement-report.json"
+    report = json.loads(report_path.read_text("utf-8"))
+    alignment = report["canonical_alignment"]["gate_state"]
+    from release_writer import to_fixed
+
+    alignment.update(match=match, match_rate=float(to_fixed(match / alignment["n"], 4)))
+    report_path.write_text(json.dumps(report, indent=2) + "\n", "utf-8")

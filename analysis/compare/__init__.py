@@ -1,0 +1,90 @@
+"""Compare two releases: ``compare_releases(base, head)`` (``make compare``).
+
+Each release is imported and built in its own folder by the project's own build
+(:mod:`analysis.compare.builds`), then the two builds are compared: scenarios, conditions
+and their Table 2 values with an interval for each change, ranks, every cited number and
+the claims ledger. The outputs go to ``compare/<base>..<head>/``.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+from pathlib import Path
+
+from analysis import paths
+from analysis.compare.builds import CompareError, ReleaseBuild, build_release
+
+__all__ = ["CompareError", "compare_releases", "comparison_name"]
+
+
+def comparison_name(base: ReleaseBuild, head: ReleaseBuild) -> str:
+    """``<base>..<head>``, each release named by its folder; when the two folders share a
+    name, each name carries its release digest's first 8 characters."""
+    if base.name == head.name and base.digest != head.digest:
+        return f"{base.name}-{base.digest[:8]}..{head.name}-{head.digest[:8]}"
+    return f"{base.name}..{head.name}"
+
+
+def compare_releases(
+    base: str | os.PathLike[str],
+    head: str | os.PathLike[str],
+    out_root: str | os.PathLike[str] | None = None,
+) -> Path:
+    """Build (or reuse the builds of) releases ``base`` and ``head`` and write their
+    comparison to ``<out_root>/<base>..<head>/`` (default ``compare/``): ``index.html``,
+    ``changes.json`` and the CSV tables. Returns that folder. A release that fails its own
+    verification raises :class:`CompareError`; nothing is written then.
+
+    Examples
+    --------
+    >>> from analysis.compare import CompareError
+    >>> try:
+    ...     compare_releases("/no/such/release", "/no/such/release")
+    ... except CompareError as error:
+    ...     print(error.status, str(error).split(": ")[1])
+    2 no release folder there.
+    """
+    from analysis.compare.conditions import condition_status, table2_changes
+    from analysis.compare.inputs import read_build
+    from analysis.compare.numbers import claim_changes, number_changes
+    from analysis.compare.ranks import rank_changes
+    from analysis.compare.report import Comparison, write_comparison
+    from analysis.compare.scenarios import scenario_changes, unchanged_ids
+
+    root = Path(out_root) if out_root is not None else paths.COMPARE_DIR
+    builds = root / ".builds"
+    base_build, head_build = build_release(base, builds), build_release(head, builds)
+    before, after = read_build(base_build), read_build(head_build)
+    scenarios = scenario_changes(before.scenarios, after.scenarios)
+    shared = scenarios.loc[scenarios["change"].isin(["changed", "unchanged"]), "scenario_id"]
+    shared, unchanged = shared.tolist(), unchanged_ids(scenarios)
+    status = condition_status(before, after, shared)
+    verdicts = before.cells is not None and after.cells is not None
+    if not shared:
+        basis = "counts only: the releases share no scenario"
+    elif verdicts:
+        basis = "per-trial verdicts, paired over the shared scenarios"
+    else:
+        basis = "counts only: per-trial verdicts are not in both releases"
+    comparison = Comparison(
+        base=before,
+        head=after,
+        scenarios=scenarios,
+        conditions=status,
+        table2=table2_changes(before, after, status, shared, unchanged),
+        ranks=rank_changes(before, after),
+        numbers=number_changes(before, after),
+        claims=claim_changes(before, after),
+        basis=basis,
+    )
+    folder = root / comparison_name(base_build, head_build)
+    staging = folder.with_name(folder.name + ".staging")
+    shutil.rmtree(staging, ignore_errors=True)
+    try:
+        write_comparison(comparison, staging)
+        shutil.rmtree(folder, ignore_errors=True)
+        staging.rename(folder)
+    finally:
+        shutil.rmtree(staging, ignore_errors=True)
+    return folder
