@@ -11,6 +11,11 @@ Each claim of :data:`analysis.published.CLAIMS` gets one status:
 
 The published values are those of the release the paper reports: a build of another release
 or scenario set has no ledger, and says why (:func:`other_release`).
+
+Beside the paper's claims, every number whose ``numbers.json`` entry carries the release's
+printed value (``published``; Table 2's weighted miss, per condition) is a row: its counts
+say where they come from (the leaderboard, or the per-trial verdicts where the leaderboard's
+string fits several counts), and a count nothing settles ``needs per-trial verdicts``.
 """
 
 from __future__ import annotations
@@ -20,6 +25,8 @@ from fractions import Fraction
 
 import pandas as pd
 
+from analysis.formatting import weighted_miss_text
+from analysis.leaderboard import UNDETERMINED
 from analysis.published import CLAIMS, RELEASE, SCENARIO_SET, Claim
 
 REPRODUCED = "reproduced"
@@ -103,7 +110,44 @@ def ledger(numbers: Mapping[str, Mapping], claims: Iterable[Claim] = CLAIMS) -> 
                 "difference": difference,
             }
         )
+    rows += release_rows(numbers)
     return pd.DataFrame(rows, columns=list(COLUMNS))
+
+
+def release_rows(numbers: Mapping[str, Mapping]) -> list[dict[str, str]]:
+    """One ledger row per weighted miss the release prints (an entry with ``published``,
+    its string): reproduced
+    when its counts print as the release's string, ``needs per-trial verdicts`` when several
+    counts fit and nothing said which (``recomputed_counts`` lists them)."""
+    rows = []
+    for name, entry in sorted(numbers.items()):
+        if "published" not in entry or not name.endswith(".weighted_miss"):
+            continue
+        published = str(entry["published"])
+        unit = "%" if published.endswith("%") else entry["unit"]
+        if entry.get("counts_from") == UNDETERMINED:
+            status, difference, counts = NEEDS_VERDICTS, "", str(entry.get("fits", ""))
+        else:
+            counts = _counts(entry)
+            printed = weighted_miss_text(entry["numerator"], entry["denominator"])
+            same = printed == published == f"{entry['value']}%"
+            status = REPRODUCED if same else DIFFERS
+            difference = "" if same else f"prints {printed} vs {published}"
+        rows.append(
+            {
+                "section": str(entry.get("section", "")),
+                "statement": str(entry.get("statement", entry["description"])),
+                "name": name,
+                "published": published.removesuffix("%"),
+                "recomputed": str(entry["value"]),
+                "unit": unit,
+                "published_counts": "",
+                "recomputed_counts": counts,
+                "status": status,
+                "difference": difference,
+            }
+        )
+    return rows
 
 
 def readable(table: pd.DataFrame) -> pd.DataFrame:

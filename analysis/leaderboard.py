@@ -12,9 +12,12 @@ directional denominators. Weighted miss is a count: the tier weights of the moda
 the tier weights of the cells with a modal decision, rounded to 4 decimals as a rate before
 it is printed. The release prints no weight denominator, so it is found among the totals the
 directional counts allow (every weight, less the weights of as many hold and proceed cells as
-left the directional denominators): ``weighted_miss_counts`` lists every (missed / decided
-weight) that prints as published, and ``weight_missed`` / ``weight_scored`` hold the count
-when all fits agree on it (else NA: the release does not say which cell left).
+left the directional denominators): ``weighted_miss_fits`` holds every (missed, decided
+weight) that prints as published, ``weighted_miss_counts`` lists them, and ``weight_missed`` /
+``weight_scored`` hold each count when all fits agree on it (else NA: the leaderboard does not
+say which cell left). ``weighted_miss_from`` says where the count comes from:
+:data:`FROM_LEADERBOARD`, or :data:`UNDETERMINED` until the release's per-trial verdicts
+settle it (:func:`analysis.trial_crosscheck.settle_weighted_miss`).
 """
 
 from __future__ import annotations
@@ -46,6 +49,13 @@ from analysis.vocabulary import ALLOWED, BLOCKED, verdict_file_label
 FLOOR_SETTINGS = ("off", "minimal", "low", "none")
 
 LEADERBOARD_FILENAME = "leaderboard.json"
+
+#: Where a condition's weighted-miss count comes from (``weighted_miss_from``): one count
+#: fits the leaderboard's string, the per-trial verdicts say which of several it is, or
+#: several fit and nothing says which.
+FROM_LEADERBOARD = "leaderboard"
+FROM_VERDICTS = "per-trial verdicts"
+UNDETERMINED = "undetermined: no per-trial verdicts"
 
 
 class CrossCheckError(ValueError):
@@ -189,6 +199,11 @@ def weighted_miss_counts(
     return fits
 
 
+def weighted_miss_listing(fits: Sequence[tuple[int, int]]) -> str:
+    """Weighted-miss counts as Table 2 lists them: ``"34/271"``, ``"34/271 or 35/279"``."""
+    return " or ".join(f"{m}/{t}" for m, t in fits)
+
+
 def parse_rows(rows: list[dict], trials_per_cell: int, scenarios: pd.DataFrame) -> pd.DataFrame:
     """Published rows as counts: one row per model condition.
 
@@ -248,8 +263,10 @@ def parse_rows(rows: list[dict], trials_per_cell: int, scenarios: pd.DataFrame) 
         totals = {t for _, t in fits}
         record["weight_missed"] = missed.pop() if len(missed) == 1 else pd.NA
         record["weight_scored"] = totals.pop() if len(totals) == 1 else pd.NA
-        record["weighted_miss_counts"] = " or ".join(f"{m}/{t}" for m, t in fits)
+        record["weighted_miss_counts"] = weighted_miss_listing(fits)
         record["weighted_miss_fit"] = fits[0]
+        record["weighted_miss_fits"] = tuple(fits)
+        record["weighted_miss_from"] = FROM_LEADERBOARD if len(fits) == 1 else UNDETERMINED
         parsed.append(record)
     table = pd.DataFrame(parsed)
     return table.astype({"weight_missed": "Int64", "weight_scored": "Int64"})
@@ -486,5 +503,6 @@ def leaderboard_table(ranked: pd.DataFrame) -> pd.DataFrame:
             "over-refusal": column(rate, "n_over_refusals", "n_proceed_opportunities"),
             "weighted miss": [weighted_miss_text(*fit) for fit in ranked["weighted_miss_fit"]],
             "weighted miss counts": ranked["weighted_miss_counts"],
+            "weighted miss counts from": ranked["weighted_miss_from"],
         }
     )

@@ -140,14 +140,22 @@ class NumberBook:
         digits: int = 1,
         unit: str = "%",
         description: str = "",
+        notes: Mapping[str, str] | None = None,
+        printed: Fraction | None = None,
     ) -> Decimal:
         """Record ``scale * k / n`` rounded once, with its counts; return the rounded value.
-        ``ValueError`` when ``n`` is 0 (the rate is undefined)."""
+        ``ValueError`` when ``n`` is 0 (the rate is undefined). ``notes`` (text fields such
+        as ``published``, the release's printed value) are stored with it. ``printed``: the
+        value as the release's own rule prints it from these counts (a weighted miss rounds
+        to 4 decimals first), recorded instead."""
         k, n = int(k), int(n)
         if n == 0:
             raise ValueError(f"{self.notebook}: number {name!r} has denominator 0 (undefined)")
-        value = rounded(Fraction(scale * k, n), digits)
-        return self._add(name, value, unit, description, numerator=k, denominator=n)
+        exact = Fraction(scale * k, n) if printed is None else Fraction(printed)
+        value = rounded(exact, digits)
+        return self._add(
+            name, value, unit, description, numerator=k, denominator=n, **dict(notes or {})
+        )
 
     def value(
         self,
@@ -157,6 +165,7 @@ class NumberBook:
         digits: int | None = 1,
         unit: str = "",
         description: str = "",
+        notes: Mapping[str, str] | None = None,
     ) -> Decimal | int | str:
         """Record a number (rounded once to ``digits``; a double from the fraction of counts it
         was computed as, :func:`analysis.formatting.exact_fraction`), a count
@@ -167,7 +176,7 @@ class NumberBook:
             shown = rounded(exact_fraction(exact), digits)
         else:
             shown = rounded(Fraction(exact), digits)  # type: ignore[arg-type]
-        return self._add(name, shown, unit, description)
+        return self._add(name, shown, unit, description, **dict(notes or {}))
 
     def _add(self, name: str, value, unit: str, description: str, **counts) -> object:
         try:
@@ -208,6 +217,8 @@ class NumberBook:
                     digits=row["digits"],
                     unit=row["unit"],
                     description=row["description"],
+                    notes=row.get("notes") if _present(row.get("notes")) else None,
+                    printed=row["value"] if _present(row.get("value")) else None,
                 )
             else:
                 recorded[row["name"]] = self.value(
@@ -216,6 +227,7 @@ class NumberBook:
                     digits=row["digits"] if _present(row["digits"]) else None,
                     unit=row["unit"],
                     description=row["description"],
+                    notes=row.get("notes") if _present(row.get("notes")) else None,
                 )
         return recorded
 
@@ -242,6 +254,7 @@ NUMBER_COLUMNS = (
     "digits",
     "unit",
     "description",
+    "notes",
 )
 
 
@@ -254,17 +267,22 @@ def ratio_number(
     scale: int = 100,
     digits: int = 1,
     unit: str = "%",
+    notes: Mapping[str, str] | None = None,
+    printed: Fraction | None = None,
 ) -> dict[str, Any]:
-    """One row of a numbers table: ``scale * k / n``, rounded once, with its counts."""
+    """One row of a numbers table: ``scale * k / n``, rounded once (or ``printed``, the value
+    as the release's own rule prints it), with its counts (and ``notes``, text fields stored
+    with it)."""
     return {
         "name": name,
-        "value": None,
+        "value": printed,
         "numerator": int(k),
         "denominator": int(n),
         "scale": scale,
         "digits": digits,
         "unit": unit,
         "description": description,
+        "notes": dict(notes) if notes else None,
     }
 
 
@@ -275,9 +293,10 @@ def value_number(
     *,
     unit: str,
     digits: int | None = 1,
+    notes: Mapping[str, str] | None = None,
 ) -> dict[str, Any]:
     """One row of a numbers table: a number rounded once to ``digits``, a count
-    (``digits=None``) or a label."""
+    (``digits=None``) or a label (and ``notes``, text fields stored with it)."""
     return {
         "name": name,
         "value": value,
@@ -287,6 +306,7 @@ def value_number(
         "digits": digits,
         "unit": unit,
         "description": description,
+        "notes": dict(notes) if notes else None,
     }
 
 

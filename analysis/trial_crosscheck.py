@@ -25,7 +25,14 @@ from analysis.breakdowns import POOL_OF, pool_cells, pool_summary
 from analysis.file_schemas import SCENARIOS_DETAIL
 from analysis.files import json_read_once
 from analysis.formatting import count_text, percent_text, weighted_miss_text
-from analysis.leaderboard import CrossCheckError, expected_strings, interval_text
+from analysis.leaderboard import (
+    FROM_VERDICTS,
+    UNDETERMINED,
+    CrossCheckError,
+    expected_strings,
+    interval_text,
+    weighted_miss_listing,
+)
 from analysis.scoring import condition_scores, record_correct, score_cells
 from analysis.trials import discover_runs, load_trials, split_condition_label
 from analysis.trials.discovery import NoPublishedVerdictsWarning
@@ -129,6 +136,50 @@ def require_consistent(
     problems = check_trials_against_leaderboard(scores, conditions)
     if problems:
         raise CrossCheckError(source, problems)
+
+
+def settle_weighted_miss(conditions: pd.DataFrame, cells: pd.DataFrame) -> pd.DataFrame:
+    """``conditions`` (:func:`analysis.leaderboard.load_conditions`) with each weighted-miss
+    count the leaderboard leaves open (several counts print as its string) taken from the
+    published per-trial verdicts in ``cells``: ``weight_missed``, ``weight_scored``,
+    ``weighted_miss_fit`` and ``weighted_miss_counts`` become that count and
+    ``weighted_miss_from`` says :data:`~analysis.leaderboard.FROM_VERDICTS`. A condition with
+    no published per-trial verdicts keeps its candidates. The verdicts' count must be one of
+    the candidates (:class:`CrossCheckError` naming the condition otherwise)."""
+    published = cells.loc[cells["source"].astype(str) == PUBLISHED]
+    open_rows = conditions["weighted_miss_from"].astype(str) == UNDETERMINED
+    if published.empty or not open_rows.any():
+        return conditions
+    scores = condition_scores(published)
+    counts = {
+        str(c): (int(m), int(t))
+        for c, m, t in zip(
+            scores["condition"], scores["weight_missed"], scores["weight_scored"], strict=True
+        )
+    }
+    out = conditions.copy()
+    out["weighted_miss_from"] = out["weighted_miss_from"].astype(object)
+    problems = []
+    for index in out.index[open_rows.to_numpy()]:
+        row = out.loc[index]
+        count = counts.get(str(row["condition"]))
+        if count is None:
+            continue
+        if count not in row["weighted_miss_fits"]:
+            problems.append(
+                f"{row['label']}: weighted_miss: the per-trial verdicts give {count[0]}/"
+                f"{count[1]}, not one of the counts the leaderboard's string fits "
+                f"({row['weighted_miss_counts']})"
+            )
+            continue
+        out.at[index, "weight_missed"], out.at[index, "weight_scored"] = count
+        out.at[index, "weighted_miss_fit"] = count
+        out.at[index, "weighted_miss_fits"] = (count,)
+        out.at[index, "weighted_miss_counts"] = weighted_miss_listing([count])
+        out.at[index, "weighted_miss_from"] = FROM_VERDICTS
+    if problems:
+        raise CrossCheckError("per-trial verdicts against leaderboard.json", problems)
+    return out
 
 
 # --------------------------------------------------------------------------------------------

@@ -24,12 +24,22 @@ from upstream import assemble
 from upstream_release import Generated, generate
 
 from analysis.breakdowns import ANCHOR, MIRROR, pattern_gradient, per_condition_pattern_accuracy
+from analysis.claims import NEEDS_VERDICTS, REPRODUCED, ledger
 from analysis.formatting import js_fixed, percent_text, points_text, rate_text
-from analysis.leaderboard import CrossCheckError, load_conditions, rank_conditions
+from analysis.leaderboard import (
+    FROM_LEADERBOARD,
+    FROM_VERDICTS,
+    UNDETERMINED,
+    CrossCheckError,
+    leaderboard_table,
+    load_conditions,
+    rank_conditions,
+)
 from analysis.metrics import direction_asymmetry
+from analysis.provenance import NumberBook, number_name
 from analysis.scoring import condition_scores, record_correct
-from analysis.sections.leaderboard import INDEPENDENT_CI
-from analysis.trial_crosscheck import load_checked_cells, per_trial_strings
+from analysis.sections.leaderboard import INDEPENDENT_CI, table2_numbers
+from analysis.trial_crosscheck import load_checked_cells, per_trial_strings, settle_weighted_miss
 
 FAST_SEEDS = (1, 2, 3)
 SLOW_SEEDS = tuple(range(1000, 1050))
@@ -63,6 +73,21 @@ RECORD = {
 @pytest.fixture(scope="module")
 def upstream_tree(tmp_path_factory):
     return assemble(tmp_path_factory.mktemp("upstream"))
+
+
+@pytest.fixture(scope="module")
+def made(upstream_tree, keep, tmp_path_factory):
+    """``made(seed)``: that seed's upstream-made release, generated once per module."""
+    cache: dict[int, Generated] = {}
+
+    def make(seed: int) -> Generated:
+        if seed not in cache:
+            cache[seed] = generate(
+                seed, upstream_tree, tmp_path_factory.mktemp(f"seed-{seed}"), keep
+            )
+        return cache[seed]
+
+    return make
 
 
 @pytest.fixture(scope="module")
@@ -308,6 +333,33 @@ def dat_problems(g: Generated, where: str, ranked, cells, scenarios) -> list[str
     return problems
 
 
+def upstream_weighted_miss(g: Generated) -> dict[str, tuple[int, int]]:
+    """Each condition's (missed, decided) tier weight as upstream's runner summed it."""
+    out = {}
+    for c in g.conditions:
+        summary = json.loads((g.run_root / c.key / "summary.json").read_text())
+        out[c.label] = (summary["weighted_miss_total"], summary["weighted_possible_total"])
+    return out
+
+
+def weighted_miss_problems(g: Generated, where: str, conditions, cells) -> list[str]:
+    """The leaderboard's weighted-miss counts, settled by the per-trial verdicts where it
+    leaves them open, against the weights upstream's runner summed."""
+    settled = settle_weighted_miss(conditions, cells)
+    by_label = settled.set_index(settled["condition"].astype(str))
+    problems = []
+    for label, upstream in upstream_weighted_miss(g).items():
+        row = by_label.loc[label]
+        mine = (_plain(row["weight_missed"]), _plain(row["weight_scored"]))
+        source = row["weighted_miss_from"]
+        if source not in (FROM_LEADERBOARD, FROM_VERDICTS) or mine != upstream:
+            problems.append(
+                f"{where}: {label}: weighted miss counts: upstream {upstream[0]}/{upstream[1]}, "
+                f"package {row['weighted_miss_counts']} (from {source})"
+            )
+    return problems
+
+
 def disagreements(g: Generated, scenarios: pd.DataFrame) -> list[str]:
     """Every place where the package and upstream's pipeline disagree on seed ``g``."""
     where = f"seed {g.seed}"
@@ -323,13 +375,81 @@ def disagreements(g: Generated, scenarios: pd.DataFrame) -> list[str]:
         leaderboard_problems(g, where, scores)
         + record_problems(g, where, trials, cells, subset)
         + numbers_problems(g, where, cells, scores, subset)
+        + weighted_miss_problems(g, where, conditions, cells)
     )
 
 
 @pytest.mark.parametrize("seed", FAST_SEEDS)
-def test_the_package_agrees_with_upstreams_pipeline(seed, upstream_tree, keep, scenarios, tmp_path):
-    generated = generate(seed, upstream_tree, tmp_path / f"seed-{seed}", keep)
-    assert disagreements(generated, scenarios) == []
+def test_the_package_agrees_with_upstreams_pipeline(seed, made, scenarios):
+    assert disagreements(made(seed), scenarios) == []
+
+
+def _ledger_rows(conditions) -> pd.DataFrame:
+    """Table 2's numbers of ``conditions`` recorded, and their weighted-miss ledger rows."""
+    book = NumberBook("02-leaderboard", [])
+    book.record(table2_numbers(rank_conditions(conditions)))
+    rows = ledger(book.numbers, ())
+    return book.numbers, rows.set_index("name")
+
+
+def test_per_trial_verdicts_settle_the_weighted_miss_the_leaderboard_leaves_open(made, scenarios):
+    """Seed 2's leaderboard prints weighted misses that several counts fit; with the
+    release's per-trial verdicts, Table 2, the numbers and the ledger give upstream's count
+    and say it came from the verdicts. Without them the candidates stay, and are said."""
+    g = made(2)
+    subset = scenarios.loc[scenarios["scenario_id"].astype(str).isin(g.scenario_ids)]
+    subset = subset.reset_index(drop=True)
+    conditions = load_conditions(subset, g.results)
+    open_labels = list(conditions.loc[conditions["weighted_miss_from"] == UNDETERMINED, "label"])
+    assert open_labels, "seed 2's leaderboard leaves no weighted miss open"
+    _, cells = load_checked_cells(subset, [g.detail], g.results, conditions=conditions)
+    upstream = upstream_weighted_miss(g)
+
+    settled = settle_weighted_miss(conditions, cells)
+    table = leaderboard_table(rank_conditions(settled)).set_index("condition")
+    numbers, rows = _ledger_rows(settled)
+    for label in open_labels:
+        missed, decided = upstream[label]
+        assert table.loc[label, "weighted miss counts"] == f"{missed}/{decided}"
+        assert table.loc[label, "weighted miss counts from"] == FROM_VERDICTS
+        name = number_name("table2", label, "weighted_miss")
+        entry = numbers[name]
+        assert (entry["numerator"], entry["denominator"]) == (missed, decided)
+        assert entry["counts_from"] == FROM_VERDICTS
+        assert "per-trial verdicts" in entry["description"]
+        assert rows.loc[name, "status"] == REPRODUCED
+        assert rows.loc[name, "recomputed_counts"] == f"{missed}/{decided}"
+        assert "per-trial verdicts" in rows.loc[name, "statement"]
+
+    unsettled = settle_weighted_miss(conditions, cells.iloc[0:0])  # no per-trial verdicts
+    table = leaderboard_table(rank_conditions(unsettled)).set_index("condition")
+    numbers, rows = _ledger_rows(unsettled)
+    for label in open_labels:
+        fits = conditions.set_index("label").loc[label, "weighted_miss_counts"]
+        assert " or " in fits and f"{upstream[label][0]}/{upstream[label][1]}" in fits
+        assert table.loc[label, "weighted miss counts"] == fits
+        assert table.loc[label, "weighted miss counts from"] == UNDETERMINED
+        name = number_name("table2", label, "weighted_miss")
+        assert "numerator" not in numbers[name] and numbers[name]["fits"] == fits
+        assert str(numbers[name]["value"]) + "%" == numbers[name]["published"]
+        assert rows.loc[name, "status"] == NEEDS_VERDICTS
+        assert rows.loc[name, "recomputed_counts"] == fits
+
+
+def test_per_trial_verdicts_that_fit_no_candidate_are_refused(made, scenarios):
+    """A weighted-miss count of the per-trial verdicts that the leaderboard's string does
+    not fit is a named refusal, not a silent choice."""
+    g = made(2)
+    subset = scenarios.loc[scenarios["scenario_id"].astype(str).isin(g.scenario_ids)]
+    subset = subset.reset_index(drop=True)
+    conditions = load_conditions(subset, g.results)
+    _, cells = load_checked_cells(subset, [g.detail], g.results, conditions=conditions)
+    label = conditions.loc[conditions["weighted_miss_from"] == UNDETERMINED, "label"].iloc[0]
+    shifted = conditions.copy()
+    index = shifted.index[shifted["label"] == label][0]
+    shifted.at[index, "weighted_miss_fits"] = ((0, 1),)
+    with pytest.raises(CrossCheckError, match=re.escape(f"{label}: weighted_miss")):
+        settle_weighted_miss(shifted, cells)
 
 
 @pytest.mark.slow

@@ -8,9 +8,9 @@ import matplotlib.pyplot as plt
 import pandas as pd
 
 from analysis.figures import PAIR, PALETTE, first_and_last, legend_below, percent_axis
-from analysis.formatting import interval_bound_text
+from analysis.formatting import interval_bound_text, weighted_miss_text
 from analysis.inference.design_bound import NO_NULLS, NULLS_ALLOWED, design_effect_bound
-from analysis.leaderboard import read_names, trials_per_cell
+from analysis.leaderboard import UNDETERMINED, read_names, trials_per_cell
 from analysis.metrics import with_rates
 from analysis.provenance import number_name, numbers_table, ratio_number, value_number
 
@@ -38,9 +38,51 @@ TABLE2_RATES = (
 )
 
 
+#: The ledger's section for Table 2's numbers that the release prints per condition.
+TABLE2_SECTION = "Table 2"
+
+
+def weighted_miss_number(row: dict) -> dict:
+    """``table2.<condition>.weighted_miss``: the modal-missed tier weight over the tier
+    weight of the cells with a modal decision, with its counts and where they come from
+    (``counts_from``: the leaderboard, or the per-trial verdicts where its string fits several
+    counts); where nothing settles the count, the printed value and every fitting count. The
+    notes carry the leaderboard's string (``published``) for the claims ledger."""
+    label, source = row["label"], str(row["weighted_miss_from"])
+    name = number_name("table2", label, "weighted_miss")
+    notes = {
+        "section": TABLE2_SECTION,
+        "published": weighted_miss_text(*row["weighted_miss_fit"]),
+        "counts_from": source,
+    }
+    what = (
+        "weighted miss (modal-missed tier weight / tier weight of the cells with a modal decision)"
+    )
+    if source == UNDETERMINED:
+        notes |= {"statement": f"{label} weighted miss counts", "fits": row["weighted_miss_counts"]}
+        return value_number(
+            name,
+            Fraction(notes["published"].removesuffix("%")),
+            f"{label}: {what} as the leaderboard prints it; the counts "
+            f"{row['weighted_miss_counts']} each print so, and no per-trial verdicts say which",
+            unit="%",
+            notes=notes,
+        )
+    notes["statement"] = f"{label} weighted miss (counts from the {source})"
+    return ratio_number(
+        name,
+        row["weight_missed"],
+        row["weight_scored"],
+        f"{label}: {what}, rounded to 4 decimals as a rate; counts from the {source}",
+        notes=notes,
+        printed=Fraction(weighted_miss_text(row["weight_missed"], row["weight_scored"])[:-1]),
+    )
+
+
 def table2_numbers(ranked: pd.DataFrame) -> pd.DataFrame:
     """Every rate of Table 2 and the rank, per condition of
-    :func:`analysis.leaderboard.rank_conditions`: ``table2.<condition>.<rate>``."""
+    :func:`analysis.leaderboard.rank_conditions`: ``table2.<condition>.<rate>``, weighted
+    miss (:func:`weighted_miss_number`) among them."""
     names = read_names(trials_per_cell(ranked))
     rows = []
     for row in ranked.to_dict("records"):
@@ -54,6 +96,7 @@ def table2_numbers(ranked: pd.DataFrame) -> pd.DataFrame:
             )
             for name, k, n, what in TABLE2_RATES
         ]
+        rows.append(weighted_miss_number(row))
         rows.append(
             value_number(
                 number_name("table2", label, "rank"),

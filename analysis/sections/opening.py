@@ -143,7 +143,7 @@ def load_inputs(what: Reads, where: Locations, verdict_paths: list[str] | None) 
         require_distinct_slugs(conditions["model"], "models", str(board))
     if what.verdicts:
         from analysis.breakdowns import POOL_OF
-        from analysis.trial_crosscheck import load_checked_cells
+        from analysis.trial_crosscheck import load_checked_cells, settle_weighted_miss
         from analysis.trials.schema import UnknownScenarioError
 
         try:
@@ -166,6 +166,8 @@ def load_inputs(what: Reads, where: Locations, verdict_paths: list[str] | None) 
                 "or runs of your own); make the reference policies for it with "
                 "`make reference-runs`"
             )
+        if conditions is not None:
+            conditions = settle_weighted_miss(conditions, cells)
         by_origin = dict(tuple(cells.groupby(cells[POOL_OF].astype(str))))
         for source, part in by_origin.items():
             origin = f"{where.runs} ({source} verdicts)"

@@ -34,7 +34,7 @@ LABEL_FILES = (HUMAN_LABELS.file, HUMAN_AGREEMENT.file, LLM_AUDIT.file)
 #: What each notebook section reads.
 READS: dict[str, Reads] = {
     "01-corpus": Reads(),
-    "02-leaderboard": Reads(conditions=True),
+    "02-leaderboard": Reads(conditions=True, verdicts=True),
     "03-direction": Reads(conditions=True),
     "04-reasoning": Reads(conditions=True),
     "05-patterns": Reads(verdicts=True),
