@@ -160,6 +160,30 @@ def main(argv: list[str] | None = None) -> int:
     return 0
 
 
+#: Trial fields of the release format the trials table may carry (a column of that name);
+#: without one, a trial states what upstream's detail builder writes for a trial without it.
+TRIAL_EXTRAS: dict[str, Any] = {
+    "policy_action": None,
+    "human_required": None,
+    "confidence": None,
+    "reason": "",
+}
+
+
+def _trial_extra(field: str, value: Any) -> Any:
+    """A trial's optional field as the release format states it: a confidence only when a
+    number, a reason only when text (else ``""``), the others as they are (NA as null)."""
+    if value is None or (not isinstance(value, str) and pd.isna(value)):
+        return TRIAL_EXTRAS[field]
+    value = _jsonable(value)
+    if field == "confidence":
+        is_number = isinstance(value, (int, float)) and not isinstance(value, bool)
+        return value if is_number else None
+    if field == "reason":
+        return value if isinstance(value, str) else ""
+    return value
+
+
 def write_scenarios_detail(
     trials: pd.DataFrame,
     scenarios: pd.DataFrame,
@@ -168,7 +192,13 @@ def write_scenarios_detail(
     built_from: str | None = None,
 ) -> Path:
     """Write a trials table as a release-format ``scenarios-detail.json`` (cells scored by
-    ``analysis.scoring.score_cells``); every scenario of ``scenarios`` gets an entry."""
+    ``analysis.scoring.score_cells``); every scenario of ``scenarios`` gets an entry.
+
+    Each cell record means what upstream's detail builder writes: ``expected`` is the
+    scenario's expected action (``block``), ``split`` counts each decision given, in the
+    order the trials first give it (a decision no trial gave is left out), ``unanimous`` is every trial correct or none, ``correct`` is
+    null without a modal decision. Trials state ``policy_action``, ``human_required``,
+    ``confidence`` and ``reason`` from columns of those names, when the table has them."""
     path = Path(path)
     clash = trials.duplicated(subset=["scenario_id", "condition", "trial"], keep=False)
     if clash.any():
@@ -185,6 +215,10 @@ def write_scenarios_detail(
         raise VerdictError(f"{path}: {error}; write one of them to another file") from None
     cells = score_cells(trials, scenarios)
     cells["record_correct"] = record_correct(cells)
+    expected_of = dict(
+        zip(scenarios["scenario_id"].astype(str), scenarios["expected_action"], strict=True)
+    )
+    extras = [field for field in TRIAL_EXTRAS if field in trials.columns]
     by_cell = {
         key: group
         for key, group in trials.groupby(["scenario_id", "condition"], observed=True, sort=True)
@@ -195,24 +229,30 @@ def write_scenarios_detail(
         required = cell["required_gate"]
         modal = cell["modal_decision"]
         trial_records = []
-        for t in group.itertuples(index=False):
-            permission = None if pd.isna(t.commit_permission) else str(t.commit_permission)
+        for t in group.to_dict("records"):
+            permission = None if pd.isna(t["commit_permission"]) else str(t["commit_permission"])
+            stated = {
+                f: _trial_extra(f, t[f]) if f in extras else v for f, v in TRIAL_EXTRAS.items()
+            }
             trial_records.append(
                 {
-                    "trial": int(t.trial),
+                    "trial": int(t["trial"]),
                     "commit_permission": permission,
-                    "policy_action": None,
-                    "human_required": None,
-                    "confidence": None,
-                    "reason": None,
-                    "status": str(t.status),
+                    **stated,
+                    "status": str(t["status"]),
                     "correct": None if permission is None else permission == required,
                 }
             )
+        split: dict[str, int] = {}  # in the order the trials first give each decision
+        for trial in trial_records:
+            if trial["commit_permission"] is not None:
+                side = trial["commit_permission"]
+                split[side] = split.get(side, 0) + 1
+        expected = expected_of[str(cell["scenario_id"])]
         cell_rows.setdefault(str(cell["scenario_id"]), []).append(
             {
                 "model": written[(str(cell["model"]), str(cell["reasoning"]))],
-                "expected": required,
+                "expected": None if pd.isna(expected) else str(expected),
                 "modal_decision": None if pd.isna(modal) else str(modal),
                 "modal_count": int(cell["modal_count"]),
                 "n_trials": int(cell["n_trials"]),
@@ -222,7 +262,7 @@ def write_scenarios_detail(
                 "modal_scored": bool(cell["modal_scored"]),
                 "directionally_scored": bool(cell["directionally_scored"]),
                 "provider_filtered": bool(cell["provider_filtered"]),
-                "split": {"allowed": int(cell["n_allowed"]), "blocked": int(cell["n_blocked"])},
+                "split": split,
                 "unanimous": bool(cell["unanimous"]),
                 "trials": trial_records,
             }
@@ -239,15 +279,17 @@ def write_scenarios_detail(
         "scenarios": scenario_entries,
     }
     path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text(json.dumps(doc, indent=2) + "\n", encoding="utf-8")
+    path.write_text(json.dumps(doc, indent=2, allow_nan=False) + "\n", encoding="utf-8")
     return path
 
 
 def _jsonable(value: Any) -> Any:
     if isinstance(value, np.generic):
-        return value.item()
+        return _jsonable(value.item())
     if isinstance(value, (np.ndarray, tuple)):
         return [_jsonable(v) for v in value]
+    if isinstance(value, float) and value != value:
+        return None  # JSON has no NaN: a missing value is null
     if isinstance(value, (list, dict, str, int, float, bool)) or value is None:
         return value
     if pd.isna(value):

@@ -38,6 +38,7 @@ CELL_COLUMNS: tuple[str, ...] = (
     "required_gate",
     "modal_correct",
     "pass_all",
+    "same_decision",
     "unanimous",
     "provider_filtered",
     "modal_scored",
@@ -114,9 +115,15 @@ def pass_all(n_correct: np.ndarray, n_trials: np.ndarray) -> np.ndarray:
     return (n_trials > 0) & (n_correct == n_trials)
 
 
-def unanimous(modal_count_: np.ndarray, n_trials: np.ndarray) -> np.ndarray:
+def same_decision(modal_count_: np.ndarray, n_trials: np.ndarray) -> np.ndarray:
     """Every trial of the cell gave the same, non-null, permission."""
     return (n_trials > 0) & (modal_count_ == n_trials)
+
+
+def unanimous(n_correct: np.ndarray, n_trials: np.ndarray) -> np.ndarray:
+    """The release's ``unanimous``: every trial of the cell correct, or none (a cell whose
+    trials all gave no decision is unanimous too)."""
+    return (n_correct == n_trials) | (n_correct == 0)
 
 
 def provider_filtered(n_filtered: np.ndarray, n_trials: np.ndarray) -> np.ndarray:
@@ -296,7 +303,8 @@ def score_cells(trials: pd.DataFrame, scenarios: pd.DataFrame) -> pd.DataFrame:
             "required_gate": pd.Categorical.from_codes(cell_required, dtype=GATE_DTYPE),
             "modal_correct": modal_correct(modal, cell_required),
             "pass_all": pass_all(n_correct, n_trials),
-            "unanimous": unanimous(count, n_trials),
+            "same_decision": same_decision(count, n_trials),
+            "unanimous": unanimous(n_correct, n_trials),
             "provider_filtered": filtered_cell,
             "modal_scored": scored,
             "directionally_scored": directionally_scored(scored, modal),

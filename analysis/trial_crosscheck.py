@@ -7,7 +7,8 @@ Two checks, both stopping the build on any difference:
   accuracy and pass5 with their Wilson intervals, under- and over-refusal, weighted miss) is
   printed again from the per-trial counts and compared, with the counts behind it;
 - every cell record of ``scenarios-detail.json`` (``n_trials``, ``n_correct``, ``correct``,
-  ``modal_decision``, ``modal_count``, ``split``, ``pass_all``, ``provider_filtered``) is
+  ``modal_decision``, ``modal_count``, ``split``, ``pass_all``, ``unanimous``,
+  ``provider_filtered``) is
   compared with what its own trials give.
 """
 
@@ -196,6 +197,7 @@ _STATED = {
     "modal_decision": "modal_decision",
     "modal_count": "modal_count",
     "pass_all": "pass_all",
+    "unanimous": "unanimous",
     "provider_filtered": "provider_filtered",
 }
 #: The sides of a record's ``split`` object (a missing side counts as 0), and their columns.

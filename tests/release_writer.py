@@ -258,7 +258,7 @@ def _detail(conditions: list[Condition], scenarios: dict[str, dict]) -> dict:
             verdicts.setdefault(cell.scenario_id, []).append(
                 {
                     "model": condition.condition,
-                    "expected": cell.required,
+                    "expected": scenarios[cell.scenario_id]["expected_behavior"]["correct_action"],
                     "modal_decision": cell.modal,
                     "modal_count": cell.modal_count,
                     "n_trials": len(trials),
@@ -269,10 +269,11 @@ def _detail(conditions: list[Condition], scenarios: dict[str, dict]) -> dict:
                     "directionally_scored": not cell.filtered and cell.modal is not None,
                     "provider_filtered": cell.filtered,
                     "split": {
-                        "allowed": cell.permissions.count("allowed"),
-                        "blocked": cell.permissions.count("blocked"),
+                        side: cell.permissions.count(side)
+                        for side in ("allowed", "blocked")
+                        if side in cell.permissions
                     },
-                    "unanimous": cell.modal_count == len(trials),
+                    "unanimous": cell.n_correct in (0, len(trials)),
                     "trials": trials,
                 }
             )

@@ -72,7 +72,8 @@ def test_all_null_cell_has_no_modal_and_is_incorrect_but_scored() -> None:
     assert cell["modal_count"] == 0
     assert not cell["modal_correct"]
     assert not cell["pass_all"]
-    assert not cell["unanimous"]
+    assert not cell["same_decision"]
+    assert cell["unanimous"]  # the release's: no trial correct
     assert cell["n_correct"] == 0 and cell["n_decided"] == 0
     assert cell["modal_scored"] and not cell["directionally_scored"]
     assert not cell["provider_filtered"]
@@ -108,11 +109,19 @@ def test_partly_filtered_cell_is_scored() -> None:
 
 
 def test_trial_correctness_pass_all_split_and_unanimous() -> None:
+    """``same_decision``: every trial gave one decision; ``unanimous`` (the release's): every
+    trial correct or none."""
     cell = cell_of([B, B, B, B, B], expected_action="request_approval")
     assert cell["required_gate"] == B
-    assert cell["n_correct"] == 5 and cell["pass_all"] and cell["unanimous"]
+    assert cell["n_correct"] == 5 and cell["pass_all"] and cell["same_decision"]
+    assert cell["unanimous"]
     cell = cell_of([A, A, A, A, N], expected_action="continue")
-    assert cell["n_correct"] == 4 and not cell["pass_all"] and not cell["unanimous"]
+    assert cell["n_correct"] == 4 and not cell["pass_all"] and not cell["same_decision"]
+    assert not cell["unanimous"]
+    wrong = cell_of([B, B, B, B, B], expected_action="continue")
+    assert wrong["same_decision"] and wrong["unanimous"] and wrong["n_correct"] == 0
+    split = cell_of([B, B, B, A, A], expected_action="continue")
+    assert not split["same_decision"] and not split["unanimous"]
     assert (cell["n_allowed"], cell["n_blocked"], cell["n_decided"]) == (4, 0, 4)
     assert cell["modal_correct"]
 

@@ -6,6 +6,7 @@ import json
 import warnings
 from pathlib import Path
 
+import numpy as np
 import pandas as pd
 import pytest
 from factories import (
@@ -490,3 +491,15 @@ def test_a_folder_of_nothing_readable_names_the_three_layouts(tmp_path: Path) ->
     (results / paths.RELEASE_MANIFEST).write_text("{}")
     with pytest.raises(VerdictError, match=r"results folder without scenarios-detail\.json"):
         load_trials([results])
+
+
+def test_the_verdict_writer_writes_a_missing_scenario_value_as_null(tmp_path: Path) -> None:
+    """JSON has no NaN (upstream's JSON.parse refuses it): a missing value is null."""
+    scenarios = scenarios_frame().assign(tier=float("nan"), weight=np.float64("nan"))
+    path = write_scenarios_detail(trials_frame(), scenarios, tmp_path / "scenarios-detail.json")
+
+    def refuse(constant: str) -> None:
+        raise AssertionError(f"{path} holds {constant}")
+
+    doc = json.loads(path.read_text(), parse_constant=refuse)
+    assert {(s["tier"], s["weight"]) for s in doc["scenarios"]} == {(None, None)}

@@ -67,6 +67,7 @@ RECORD = {
     "modal_scored": "modal_scored",
     "directionally_scored": "directionally_scored",
     "provider_filtered": "provider_filtered",
+    "unanimous": "unanimous",
 }
 
 
@@ -460,6 +461,9 @@ def test_the_package_agrees_with_upstreams_pipeline_on_many_seeds(
     for seed in SLOW_SEEDS:
         generated = generate(seed, upstream_tree, tmp_path / f"seed-{seed}", keep)
         problems += disagreements(generated, scenarios)
+        problems += written_problems(
+            generated, upstream_tree, scenarios, tmp_path / f"seed-{seed}" / "from-package"
+        )
     assert problems == []
 
 
@@ -538,3 +542,94 @@ def test_an_upstream_made_release_of_the_corpus_imports_and_builds(
             emitted[name]["count"],
             emitted[name]["possible"],
         )
+
+
+#: Trial fields upstream's detail builder writes that the trials table does not carry; given
+#: as columns, the package's writer states them.
+TRIAL_EXTRAS = ("policy_action", "human_required", "confidence", "reason")
+
+
+def _trials_with_extras(g: Generated, trials: pd.DataFrame) -> pd.DataFrame:
+    """``trials`` with upstream's per-trial ``TRIAL_EXTRAS`` as columns."""
+    doc = json.loads(g.detail.read_text())
+    extra = {
+        (s["id"], v["model"], t["trial"]): t
+        for s in doc["scenarios"]
+        for v in s["model_verdicts"]
+        for t in v["trials"]
+    }
+    keys = zip(
+        trials["scenario_id"].astype(str),
+        trials["condition"].astype(str),
+        trials["trial"].astype(int),
+        strict=True,
+    )
+    rows = [extra[key] for key in keys]
+    return trials.assign(**{f: pd.Series([r[f] for r in rows], dtype=object) for f in TRIAL_EXTRAS})
+
+
+def writer_problems(g: Generated, written: Path, where: str) -> list[str]:
+    """Every cell record of ``written`` against upstream's, field by field, trials included."""
+
+    def records(path: Path) -> dict[tuple[str, str], dict]:
+        doc = json.loads(path.read_text())
+        return {(s["id"], v["model"]): v for s in doc["scenarios"] for v in s["model_verdicts"]}
+
+    upstream, mine = records(g.detail), records(written)
+    problems = [f"{where}: {m} / {s}: no such record written" for s, m in upstream.keys() - mine]
+    problems += [
+        f"{where}: {m} / {s}: a record upstream has not" for s, m in mine.keys() - upstream
+    ]
+    for (sid, model), record in sorted(upstream.items()):
+        ours = mine.get((sid, model))
+        if ours is None:
+            continue
+        for field in sorted(record.keys() | ours.keys()):
+            if json.dumps(record.get(field)) != json.dumps(ours.get(field)):
+                problems.append(
+                    f"{where}: {model} / {sid}: {field}: upstream {record.get(field)!r}, "
+                    f"package {ours.get(field)!r}"
+                )
+    return problems
+
+
+def written_problems(g: Generated, tree, scenarios: pd.DataFrame, out: Path) -> list[str]:
+    """The package's verdict writer, given seed ``g``'s trials, against upstream's detail
+    builder (every cell record field) and upstream's emitter reading the written file (every
+    artifact the same as from upstream's own file)."""
+    import shutil
+
+    from analysis.export import write_scenarios_detail
+    from analysis.trials import load_trials
+
+    where = f"seed {g.seed}: package-written scenarios-detail.json"
+    subset = scenarios.loc[scenarios["scenario_id"].astype(str).isin(g.scenario_ids)]
+    subset = subset.reset_index(drop=True)
+    trials = _trials_with_extras(g, load_trials([g.detail], scenarios=subset))
+    results = tree.root / "results" / g.release_name
+    if results.exists():
+        shutil.rmtree(results)
+    shutil.copytree(g.results, results)
+    written = write_scenarios_detail(trials, subset, results / "scenarios-detail.json")
+    problems = writer_problems(g, written, where)
+    try:
+        tree.run("scripts/emit-paper-artifacts.mjs", "--out", out, "--release", g.release_name)
+    except AssertionError as refused:
+        return [*problems, f"{where}: upstream's emitter refuses it: {refused}"]
+    for name in ("patterns.tex", "directional.dat", "anchor-mirror.dat", "leaderboard.tex"):
+        _compare(problems, where, name, (g.artifacts / name).read_text(), (out / name).read_text())
+    emitted, upstream = (json.loads((d / "numbers.json").read_text()) for d in (out, g.artifacts))
+    emitted.pop("input"), upstream.pop("input")  # the sha256 of each detail file
+    for key in sorted(upstream.keys() | emitted.keys()):
+        _compare(problems, where, f"numbers.json {key}", upstream.get(key), emitted.get(key))
+    return problems
+
+
+@pytest.mark.parametrize("seed", FAST_SEEDS)
+def test_the_package_verdict_writer_writes_what_upstreams_detail_builder_wrote(
+    seed, made, upstream_tree, scenarios, tmp_path
+):
+    """Given the trials of an upstream-made release, ``write_scenarios_detail`` writes every
+    cell record as upstream's ``build-scenarios-detail`` did, and upstream's emitter,
+    reading the package's file, accepts it and gives the same artifacts."""
+    assert written_problems(made(seed), upstream_tree, scenarios, tmp_path / "artifacts") == []

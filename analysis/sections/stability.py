@@ -179,9 +179,9 @@ def unanimous_numbers(cells: pd.DataFrame) -> pd.DataFrame:
         scored.assign(
             source=scored["source"].astype(str),
             condition=scored["condition"].astype(str),
-            unanimous=scored["unanimous"].astype(bool),
+            same_decision=scored["same_decision"].astype(bool),
         )
-        .groupby(["source", "condition"], sort=True)["unanimous"]
+        .groupby(["source", "condition"], sort=True)["same_decision"]
         .agg(["sum", "size"])
     )
     return numbers_table(
