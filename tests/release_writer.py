@@ -64,11 +64,14 @@ def rate(k: int, n: int) -> str:
 
 
 def wilson(k: int, n: int) -> str:
+    """The Wilson 95% interval as the release computes it in doubles (the variance term
+    summed before it is divided by n), each bound held inside [0, 1] before printing."""
     p = k / n
     denominator = 1 + Z95**2 / n
     centre = (p + Z95**2 / (2 * n)) / denominator
-    half = Z95 * math.sqrt(p * (1 - p) / n + Z95**2 / (4 * n * n)) / denominator
-    return f"[{to_fixed((centre - half) * 100, 1)}%, {to_fixed((centre + half) * 100, 1)}%]"
+    half = Z95 * math.sqrt((p * (1 - p) + Z95**2 / (4 * n)) / n) / denominator
+    low, high = max(0.0, centre - half), min(1.0, centre + half)
+    return f"[{to_fixed(low * 100, 1)}%, {to_fixed(high * 100, 1)}%]"
 
 
 def weighted(missed: int, total: int) -> str:
@@ -249,7 +252,7 @@ def _detail(conditions: list[Condition], scenarios: dict[str, dict]) -> dict:
                     "policy_action": None,
                     "human_required": None,
                     "confidence": None,
-                    "reason": None,
+                    "reason": "",
                     "status": s,
                     "correct": None if p is None else p == cell.required,
                 }
@@ -268,10 +271,9 @@ def _detail(conditions: list[Condition], scenarios: dict[str, dict]) -> dict:
                     "modal_scored": not cell.filtered,
                     "directionally_scored": not cell.filtered and cell.modal is not None,
                     "provider_filtered": cell.filtered,
-                    "split": {
+                    "split": {  # in the order the trials first give each decision
                         side: cell.permissions.count(side)
-                        for side in ("allowed", "blocked")
-                        if side in cell.permissions
+                        for side in dict.fromkeys(p for p in cell.permissions if p is not None)
                     },
                     "unanimous": cell.n_correct in (0, len(trials)),
                     "trials": trials,
@@ -427,8 +429,8 @@ def seeded_trials(scenarios: dict[str, dict], seed: int = 7) -> list[dict]:
     - ``tie-a (off)`` and ``tie-b (off)``: the same mean trial accuracy, ``tie-b`` with one
       pass5 cell more (so pass5, not the label, orders them);
     - ``never (off)``: one trial wrong in every cell and one cell filtered on every trial, so
-      pass5 is 0 of 105 cells, whose Wilson lower bound this writer prints as "-0.0%" (the
-      bound computes as -1e-17).
+      pass5 is 0 of 105 cells, whose Wilson lower bound computes as -1e-17 and prints as
+      "0.0%" (the release holds each bound inside [0, 1]).
     """
     rng = random.Random(seed)
     ids = sorted(scenarios)

@@ -633,3 +633,65 @@ def test_the_package_verdict_writer_writes_what_upstreams_detail_builder_wrote(
     cell record as upstream's ``build-scenarios-detail`` did, and upstream's emitter,
     reading the package's file, accepts it and gives the same artifacts."""
     assert written_problems(made(seed), upstream_tree, scenarios, tmp_path / "artifacts") == []
+
+
+@pytest.mark.parametrize("seed", FAST_SEEDS)
+def test_the_test_side_release_writer_prints_what_upstream_printed(seed, made, upstream_tree):
+    """``tests/release_writer.py``, which the round-trip tests build releases with, given the
+    trials of an upstream-made release, prints upstream's leaderboard strings (Wilson
+    intervals and weighted miss included) and writes upstream's cell records: its restated
+    rules are held to upstream's code, not only to the package."""
+    import release_writer
+
+    g = made(seed)
+    named = {c.detail_label: c for c in g.conditions}
+    trials = [
+        {
+            "scenario_id": s["id"],
+            "model": named[v["model"]].model,
+            "reasoning": named[v["model"]].reasoning,
+            "trial": t["trial"],
+            "commit_permission": t["commit_permission"],
+            "status": t["status"],
+        }
+        for s in json.loads(g.detail.read_text())["scenarios"]
+        for v in s["model_verdicts"]
+        for t in v["trials"]
+    ]
+    scenarios = release_writer.read_scenarios(upstream_tree.root)
+    conditions = release_writer.conditions_of(trials, scenarios)
+    board = {
+        f"{r['model']} ({r['reasoning']})": r for r in json.loads(g.leaderboard.read_text())["rows"]
+    }
+    problems = []
+    for condition in conditions:
+        row = condition.row()
+        for field in (*STRINGS, "kind"):
+            _compare(
+                problems,
+                f"seed {seed}: {condition.label}",
+                field,
+                board[condition.label][field],
+                row[field],
+            )
+    detail = release_writer._detail(conditions, {sid: scenarios[sid] for sid in g.scenario_ids})
+    written = g.results / "test-writer-detail.json"
+    written.write_text(json.dumps(detail))
+    for line in writer_problems(g, written, f"seed {seed}: test-side writer"):
+        if not any(f": {extra}: " in line for extra in ("trials",)):
+            problems.append(line)
+    mine = {
+        (s["id"], v["model"]): v["trials"] for s in detail["scenarios"] for v in s["model_verdicts"]
+    }
+    for s in json.loads(g.detail.read_text())["scenarios"]:
+        for v in s["model_verdicts"]:
+            for up, ours in zip(v["trials"], mine[(s["id"], v["model"])], strict=True):
+                for field in ("trial", "commit_permission", "status", "correct"):
+                    _compare(
+                        problems,
+                        f"seed {seed}: {v['model']} / {s['id']} trial {up['trial']}",
+                        field,
+                        up[field],
+                        ours[field],
+                    )
+    assert problems == []
