@@ -196,9 +196,10 @@ def write_scenarios_detail(
 
     Each cell record means what upstream's detail builder writes: ``expected`` is the
     scenario's expected action (``block``), ``split`` counts each decision given, in the
-    order the trials first give it (a decision no trial gave is left out), ``unanimous`` is every trial correct or none, ``correct`` is
-    null without a modal decision. Trials state ``policy_action``, ``human_required``,
-    ``confidence`` and ``reason`` from columns of those names, when the table has them."""
+    order the trials first give it (a decision no trial gave is left out), ``unanimous`` is
+    every trial correct or none, ``correct`` is null without a modal decision. Trials state
+    ``policy_action``, ``human_required``, ``confidence`` and ``reason`` from columns of
+    those names, when the table has them."""
     path = Path(path)
     clash = trials.duplicated(subset=["scenario_id", "condition", "trial"], keep=False)
     if clash.any():

@@ -8,7 +8,7 @@ Two checks, both stopping the build on any difference:
   printed again from the per-trial counts and compared, with the counts behind it;
 - every cell record of ``scenarios-detail.json`` (``n_trials``, ``n_correct``, ``correct``,
   ``modal_decision``, ``modal_count``, ``split``, ``pass_all``, ``unanimous``,
-  ``provider_filtered``) is
+  ``provider_filtered``, ``modal_scored``, ``directionally_scored``) is
   compared with what its own trials give.
 """
 
@@ -199,6 +199,8 @@ _STATED = {
     "pass_all": "pass_all",
     "unanimous": "unanimous",
     "provider_filtered": "provider_filtered",
+    "modal_scored": "modal_scored",
+    "directionally_scored": "directionally_scored",
 }
 #: The sides of a record's ``split`` object (a missing side counts as 0), and their columns.
 _STATED_SPLIT = {"allowed": "n_allowed", "blocked": "n_blocked"}

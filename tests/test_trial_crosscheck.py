@@ -137,6 +137,38 @@ def test_cell_records_are_compared_in_kind_and_in_the_files_order(tmp_path) -> N
     ]
 
 
+def test_cell_records_state_unanimous_and_the_scored_flags_as_upstream_means_them(
+    tmp_path,
+) -> None:
+    """``unanimous`` is every trial correct or none (restated here from each record's own
+    trials), and it and the scored flags are compared with what the trials give."""
+    import json
+
+    from factories import scenarios_frame, trials_frame
+
+    from analysis.export import write_scenarios_detail
+    from analysis.trial_crosscheck import check_cell_records
+
+    path = write_scenarios_detail(trials_frame(), scenarios_frame(), tmp_path / "detail.json")
+    doc = json.loads(path.read_text())
+    records = [(s["id"], v) for s in doc["scenarios"] for v in s["model_verdicts"]]
+    for _, v in records:  # upstream's rule, restated from the trials themselves
+        correct = [t["correct"] is True for t in v["trials"]]
+        assert v["unanimous"] is (all(correct) or not any(correct))
+    sid, record = next((s, v) for s, v in records if v["modal_scored"])
+    record["unanimous"] = not record["unanimous"]
+    record["modal_scored"] = False
+    record["directionally_scored"] = not record["directionally_scored"]
+    path.write_text(json.dumps(doc))
+    at = f"detail.json: {record['model']} / {sid}"
+    assert check_cell_records(path, score_cells_of(path)) == [
+        f"{at}: unanimous: stated {record['unanimous']}, its trials give {not record['unanimous']}",
+        f"{at}: modal_scored: stated False, its trials give True",
+        f"{at}: directionally_scored: stated {record['directionally_scored']}, its trials give "
+        f"{not record['directionally_scored']}",
+    ]
+
+
 def score_cells_of(path):
     from factories import scenarios_frame
 

@@ -186,6 +186,49 @@ def record_problems(g: Generated, where: str, trials, cells, scenarios) -> list[
     return problems
 
 
+#: What the package reads from a cell record (``load_scenarios_detail_cells``), compared
+#: with its own scoring of the record's trials.
+READ = (
+    "n_trials",
+    "n_correct",
+    "n_allowed",
+    "n_blocked",
+    "modal_decision",
+    "modal_count",
+    "modal_correct",
+    "pass_all",
+    "unanimous",
+    "provider_filtered",
+    "modal_scored",
+    "directionally_scored",
+)
+
+
+def read_problems(g: Generated, where: str, cells) -> list[str]:
+    """The cell fields the package reads from upstream's records against the package's
+    scoring of the same trials: a field read with another meaning shows here."""
+    from analysis.trials import load_scenarios_detail_cells
+
+    detail_names = {c.label: c.detail_label for c in g.conditions}
+    mine = {
+        (str(r["scenario_id"]), detail_names[str(r["condition"])]): r
+        for r in cells.to_dict("records")
+    }
+    problems = []
+    records = load_scenarios_detail_cells(g.detail).to_dict("records")
+    assert len(records) == len(mine)
+    for read in records:
+        key = (str(read["scenario_id"]), str(read["condition"]))
+        for field in READ:
+            scored, stated = _plain(mine[key][field]), _plain(read[field])
+            if scored != stated:
+                problems.append(
+                    f"{where}: {key[1]} / {key[0]}: {field}: read from upstream's record "
+                    f"{stated!r}, scored from its trials {scored!r}"
+                )
+    return problems
+
+
 def _compare(problems: list[str], at: str, field: str, upstream: Any, package: Any) -> None:
     if upstream != package:
         problems.append(f"{at}: {field}: upstream {upstream!r}, package {package!r}")
@@ -375,6 +418,7 @@ def disagreements(g: Generated, scenarios: pd.DataFrame) -> list[str]:
     return (
         leaderboard_problems(g, where, scores)
         + record_problems(g, where, trials, cells, subset)
+        + read_problems(g, where, cells)
         + numbers_problems(g, where, cells, scores, subset)
         + weighted_miss_problems(g, where, conditions, cells)
     )
