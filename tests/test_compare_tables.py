@@ -11,6 +11,7 @@ import pandas as pd
 import pytest
 
 from analysis import paths
+from analysis.compare.bounds import BOUND_COLUMNS, BOUND_METHOD
 from analysis.compare.conditions import COUNTS, COUNTS_METHOD, condition_status, table2_changes
 from analysis.compare.inputs import BuildInputs
 from analysis.compare.scenarios import scenario_changes
@@ -60,10 +61,10 @@ def _inputs(conditions: list[dict]) -> BuildInputs:
     return BuildInputs(None, _scenarios(), frame, None, None, {}, pd.DataFrame())
 
 
-def _newcombe(k1: int, n1: int, k0: int, n0: int) -> tuple[float, float]:
+def _newcombe(k1: float, n1: float, k0: float, n0: float) -> tuple[float, float]:
     """Newcombe's square-and-add interval from two Wilson intervals, written out."""
 
-    def wilson(k: int, n: int) -> tuple[float, float]:
+    def wilson(k: float, n: float) -> tuple[float, float]:
         p = k / n
         centre = (p + Z * Z / (2 * n)) / (1 + Z * Z / n)
         half = Z * math.sqrt(p * (1 - p) / n + Z * Z / (4 * n * n)) / (1 + Z * Z / n)
@@ -104,6 +105,52 @@ def test_counts_only_status_and_interval() -> None:
     # an empty denominator gives no rate and no interval
     empty = table.loc[(table["condition"] == "moved (off)") & (table["metric"] == "over_refusal")]
     assert empty["change"].isna().all() and empty["ci_low"].isna().all()
+
+
+def _anova_deff(correct: list[int], m: int) -> float:
+    """1 + (m - 1) ICC, the one-way ANOVA ICC of 0/1 trials, m per cell, written out."""
+    s, p = len(correct), sum(correct) / (m * len(correct))
+    between = sum(m * (c / m - p) ** 2 for c in correct) / (s - 1)
+    within = sum(c * (1 - c / m) for c in correct) / (s * (m - 1))
+    return 1 + (m - 1) * (between - within) / (between + (m - 1) * within)
+
+
+def test_counts_only_change_carries_the_clustered_bound() -> None:
+    """Four cells of five trials each side. Base: 12 correct, one cell all correct, two
+    modal-correct; the evenest histogram those counts allow is 2, 2, 3, 5. Head: 14 correct,
+    two cells all correct and no other modal-correct, so 2, 2, 5, 5. Each side's trials count
+    n / DEFF, and Newcombe's interval at those sizes is the bound."""
+    decided = {"n_cells": 4, "n_trials": 20, "n_hold_opportunities": 2}
+    decided["n_proceed_opportunities"] = 2
+    before = {"n_trials_correct": 12, "n_pass5": 1, "n_modal_correct": 2, **decided}
+    after = {"n_trials_correct": 14, "n_pass5": 2, "n_modal_correct": 2, **decided}
+    uneven = {**before, "label": "uneven (off)", "n_trials": 19}
+    base = _inputs([{"label": "x (off)", **before}, uneven])
+    head = _inputs([{"label": "x (off)", **after}, {**uneven, "n_trials_correct": 13}])
+    ids = ["a", "b", "c"]
+    table = table2_changes(base, head, condition_status(base, head, ids), ids, ids)
+    mean = table.loc[
+        (table["metric"] == "mean_trial_accuracy") & (table["scope"] == "all scenarios")
+    ].set_index("condition")
+    row = mean.loc["x (off)"]
+    deff0, deff1 = _anova_deff([2, 2, 3, 5], 5), _anova_deff([2, 2, 5, 5], 5)
+    assert (deff0, deff1) == pytest.approx((20 / 13, 2.5))
+    assert (row["design_effect_min_base"], row["design_effect_min_head"]) == pytest.approx(
+        (deff0, deff1)
+    )
+    n0, n1 = 20 / deff0, 20 / deff1
+    expected = _newcombe(14 / 20 * n1, n1, 12 / 20 * n0, n0)
+    bound = (row["clustered_bound_low"], row["clustered_bound_high"])
+    assert bound == pytest.approx(expected, abs=1e-9)
+    assert bound[0] < row["ci_low"] and bound[1] > row["ci_high"]  # wider than on trials
+    assert row["method"] == COUNTS_METHOD and row["clustered_bound_note"] == BOUND_METHOD
+    assert "a bound on the width, not an exact interval" in BOUND_METHOD
+    # 19 trials over 4 cells: no whole number of trials per cell, so no bound, and says why
+    assert mean.loc["uneven (off)", BOUND_COLUMNS[:4]].isna().all()
+    assert mean.loc["uneven (off)", "clustered_bound_note"].startswith("no bound: ")
+    # other metrics have no clustered bound
+    others = table.loc[table["metric"] != "mean_trial_accuracy", BOUND_COLUMNS]
+    assert len(others) and others.isna().all().all()
 
 
 def test_no_shared_scenario_drops_the_unchanged_scope() -> None:

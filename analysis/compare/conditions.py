@@ -1,9 +1,10 @@
 """Conditions added, removed and re-run between two releases, and each shared condition's
 Table 2 values in both with the change and an interval for it: paired by scenario
 (``analysis.inference``) where both releases publish per-trial verdicts, otherwise from the
-counts (Newcombe, independent proportions), labelled so. The change over all scenarios is
-reported apart from the change on the scenarios neither release changed (model change
-without scenario drift)."""
+counts (Newcombe, independent proportions), labelled so, with mean-trial accuracy's
+clustered lower bound (:mod:`analysis.compare.bounds`) where the counts allow one. The
+change over all scenarios is reported apart from the change on the scenarios neither release
+changed (model change without scenario drift)."""
 
 from __future__ import annotations
 
@@ -12,6 +13,7 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
+from analysis.compare.bounds import BOUND_COLUMNS, clustered_change_bound
 from analysis.compare.inputs import BuildInputs
 from analysis.inference.paired import paired_accuracy_difference, paired_binary_difference
 from analysis.scoring import condition_scores
@@ -176,7 +178,9 @@ def table2_changes(
     """Per shared condition and Table 2 metric, for ``scope`` all scenarios and the
     unchanged scenarios: ``base, head, change`` (head minus base), ``estimate, ci_low,
     ci_high`` of the change, ``method`` (paired or from counts, and how many scenarios
-    were paired), ``n_paired``. Without per-trial verdicts in both, the unchanged-scenario
+    were paired), ``n_paired``, and for mean-trial accuracy compared from counts its
+    clustered lower bound (:data:`analysis.compare.bounds.BOUND_COLUMNS`, blank elsewhere).
+    Without per-trial verdicts in both, the unchanged-scenario
     scope is given only when every scenario of both releases is unchanged (it is then the
     whole set)."""
     verdicts = base.cells is not None and head.cells is not None and bool(shared)
@@ -216,7 +220,9 @@ def table2_changes(
                     row.update(_paired(paired, label, metric))
                 else:
                     row.update(_from_counts(b.loc[label], h.loc[label], metric))
+                    if metric.name == "mean_trial_accuracy" and row["method"] == COUNTS_METHOD:
+                        row.update(clustered_change_bound(b.loc[label], h.loc[label]))
                 rows.append(row)
     columns = ["condition", "metric", "scope", "base", "head", "change", "estimate"]
-    columns += ["ci_low", "ci_high", "method", "n_paired"]
+    columns += ["ci_low", "ci_high", "method", "n_paired", *BOUND_COLUMNS]
     return pd.DataFrame(rows, columns=columns)
