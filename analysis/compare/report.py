@@ -10,6 +10,7 @@ from pathlib import Path
 
 import pandas as pd
 
+from analysis.compare.bounds import BOUND_METHOD
 from analysis.compare.inputs import BuildInputs
 from analysis.compare.ranks import leaders
 from analysis.formatting import fraction_texts
@@ -228,7 +229,12 @@ def _table(frame: pd.DataFrame, empty: str) -> str:
 
 def page(c: Comparison) -> str:
     """The HTML page: the summary, then each table (CSV files hold them whole)."""
-    table2 = _percent_columns(c.table2, ["base", "head", "change", "estimate", "ci_low", "ci_high"])
+    percents = ["base", "head", "change", "estimate", "ci_low", "ci_high"]
+    table2 = _percent_columns(c.table2, [*percents, "clustered_bound_low", "clustered_bound_high"])
+    for column in ("design_effect_min_base", "design_effect_min_head"):
+        table2[column] = [f"{d:.2f}" if pd.notna(d) else d for d in c.table2[column]]
+    bounded = table2["clustered_bound_note"] == BOUND_METHOD
+    table2.loc[bounded, "clustered_bound_note"] = "width bound (see above)"
     scenarios = c.scenarios.loc[c.scenarios["change"] != "unchanged"].copy()
     for column in ("base_sha256", "head_sha256"):  # the CSV holds them whole
         scenarios[column] = scenarios[column].str[:12]
@@ -253,7 +259,8 @@ def page(c: Comparison) -> str:
             "Table 2 values and their change",
             _table(table2, "No condition in both releases."),
             "Percentages; the change is head minus base, with a 95% interval for it ("
-            f"{TABLES['table2']}).",
+            f"{TABLES['table2']}). Where only counts are compared, mean trial accuracy's "
+            f"change also carries its clustered bound: the {BOUND_METHOD}.",
         ),
         (
             "Ranks",
