@@ -17,7 +17,10 @@ import release_copies
 import release_writer
 
 from analysis import paths
+from analysis.compare.bounds import BOUND_METHOD
 from analysis.compare.conditions import COUNTS_METHOD
+from analysis.provenance import number_name
+from analysis.release_parts import PER_TRIAL_FILE
 
 pytestmark = pytest.mark.slow
 
@@ -195,3 +198,53 @@ def test_a_release_of_another_name_has_no_ledger_to_compare(releases, compared) 
     claims = _csv(folder, "claims.csv")
     assert len(claims) and (claims["head_status"] == "").all()
     assert (claims["base_status"] != "").all()
+
+
+def test_counts_only_changes_carry_the_clustered_bound(releases, compared) -> None:
+    """The head release without its per-trial verdict file: its conditions are compared by
+    counts, and mean trial accuracy's change carries the clustered bound built from each
+    build's smallest design effect (the same as the build's own Table 2 reports)."""
+    from analysis.compare import compare_releases
+
+    counts_only = compared.parent / "counts-only"
+    shutil.copytree(releases[1], counts_only)
+    folder = release_copies.results(counts_only)
+    (folder / PER_TRIAL_FILE).unlink()
+    listing = folder / "checksums.txt"
+    lines = listing.read_text(encoding="utf-8").splitlines()
+    listing.write_text("\n".join(x for x in lines if not x.endswith(PER_TRIAL_FILE)) + "\n")
+    out = compare_releases(releases[0], counts_only, out_root=compared.parent)
+    table = pd.read_csv(out / "table2-changes.csv")
+    mean = table.loc[
+        (table["metric"] == "mean_trial_accuracy") & (table["scope"] == "all scenarios")
+    ].set_index("condition")
+    assert (mean["method"] == COUNTS_METHOD).all()
+    numbers = _csv(out, "numbers.csv").set_index("name")
+    bounded = mean.loc[mean["clustered_bound_note"] == BOUND_METHOD]
+    assert RERUN in bounded.index
+    for label, row in mean.iterrows():
+        name = number_name("table2", label, "design_effect_min")
+        if label not in bounded.index:  # a side whose counts allow no bound: blank, and why
+            assert row["clustered_bound_note"].startswith("no bound: ")
+            assert "" in set(numbers.loc[name, ["base", "head"]])
+            continue
+        for side in ("base", "head"):
+            published = numbers.at[name, side]
+            assert row[f"design_effect_min_{side}"] == pytest.approx(float(published), abs=0.01)
+        # at least as wide as the interval that treats every trial as independent
+        assert row["clustered_bound_low"] <= row["ci_low"] <= row["ci_high"]
+        assert row["ci_high"] <= row["clustered_bound_high"]
+    # a design effect above 1 on either side widens the interval; none leaves it as it is
+    widths = bounded["clustered_bound_high"] - bounded["clustered_bound_low"]
+    plain = bounded["ci_high"] - bounded["ci_low"]
+    clustered = bounded[["design_effect_min_base", "design_effect_min_head"]].max(axis=1) > 1
+    assert clustered.any()
+    assert (widths[clustered] > plain[clustered] + 1e-9).all()
+    assert widths[~clustered].to_numpy() == pytest.approx(plain[~clustered].to_numpy())
+    document = json.loads((out / "changes.json").read_text())
+    assert {r["condition"] for r in document["table2"] if r["clustered_bound_low"]} == set(
+        bounded.index
+    )
+    page = (out / "index.html").read_text()
+    assert "a bound on the width, not an exact interval" in page
+    assert page.count("width bound (see above)") >= len(bounded)

@@ -233,8 +233,8 @@ def page(c: Comparison) -> str:
     table2 = _percent_columns(c.table2, [*percents, "clustered_bound_low", "clustered_bound_high"])
     for column in ("design_effect_min_base", "design_effect_min_head"):
         table2[column] = [f"{d:.2f}" if pd.notna(d) else d for d in c.table2[column]]
-    bounded = table2["clustered_bound_note"] == BOUND_METHOD
-    table2.loc[bounded, "clustered_bound_note"] = "width bound (see above)"
+    notes = table2["clustered_bound_note"].astype(object)  # all blank when every change is paired
+    table2["clustered_bound_note"] = notes.where(notes != BOUND_METHOD, "width bound (see above)")
     scenarios = c.scenarios.loc[c.scenarios["change"] != "unchanged"].copy()
     for column in ("base_sha256", "head_sha256"):  # the CSV holds them whole
         scenarios[column] = scenarios[column].str[:12]
