@@ -197,6 +197,15 @@ def changes_document(c: Comparison) -> dict:
     }
 
 
+#: The clustered bound's columns as the page heads them (the CSV keeps the full names).
+SHORT_BOUND_COLUMNS = {
+    "design_effect_min_base": "deff_min_base",
+    "design_effect_min_head": "deff_min_head",
+    "clustered_bound_low": "bound_low",
+    "clustered_bound_high": "bound_high",
+    "clustered_bound_note": "bound",
+}
+
 STATUS_NOTE = (
     "re-run: its per-trial verdicts on the shared scenarios (or its trials per cell) differ; "
     "rescored: the same verdicts, scored on changed scenarios; changed: only counts are "
@@ -235,6 +244,7 @@ def page(c: Comparison) -> str:
         table2[column] = [f"{d:.2f}" if pd.notna(d) else d for d in c.table2[column]]
     notes = table2["clustered_bound_note"].astype(object)  # all blank when every change is paired
     table2["clustered_bound_note"] = notes.where(notes != BOUND_METHOD, "width bound (see above)")
+    table2 = table2.rename(columns=SHORT_BOUND_COLUMNS)
     scenarios = c.scenarios.loc[c.scenarios["change"] != "unchanged"].copy()
     for column in ("base_sha256", "head_sha256"):  # the CSV holds them whole
         scenarios[column] = scenarios[column].str[:12]
@@ -260,7 +270,8 @@ def page(c: Comparison) -> str:
             _table(table2, "No condition in both releases."),
             "Percentages; the change is head minus base, with a 95% interval for it ("
             f"{TABLES['table2']}). Where only counts are compared, mean trial accuracy's "
-            f"change also carries its clustered bound: the {BOUND_METHOD}.",
+            f"change also carries its clustered bound (bound_low, bound_high; deff_min_base "
+            f"and deff_min_head the design effects): the {BOUND_METHOD}.",
         ),
         (
             "Ranks",
