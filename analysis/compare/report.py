@@ -217,6 +217,7 @@ body{font:14px/1.45 system-ui,sans-serif;margin:2em auto;max-width:75em;padding:
 table{border-collapse:collapse;margin:.5em 0 1.5em;font-size:13px}
 th,td{border-bottom:1px solid #ddd;padding:.25em .6em;text-align:left;vertical-align:top}
 th{background:#f4f4f4}
+div.wide{overflow-x:auto}
 p.summary{background:#f6f8fa;border-left:4px solid #36c;padding:.8em 1em}
 .note{color:#555}
 """
@@ -233,7 +234,7 @@ def _table(frame: pd.DataFrame, empty: str) -> str:
     if frame.empty:
         return f'<p class="note">{html.escape(empty)}</p>'
     shown = frame.astype(object).where(frame.notna(), "–")  # nullable integers print <NA>
-    return shown.to_html(index=False, escape=True, border=0)
+    return f'<div class="wide">{shown.to_html(index=False, escape=True, border=0)}</div>'
 
 
 def page(c: Comparison) -> str:
