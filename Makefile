@@ -8,10 +8,10 @@ RELEASE_DIR ?= $(abspath ../shared/steerbench-work)
 export RELEASE_DIR
 
 ENV_STAMP := $(VENV)/.installed
-# `data` and `paper` are decided by content, not by make's timestamps: analysis.identity
+# `data` and `paper` are decided by content, not by make's timestamps: analysis.paper.make
 # re-imports when the release's location or pinned content differs from the imported one,
 # and rebuilds when the digest of every input differs from the one paper/.built records.
-IDENTITY := $(PY) -m analysis.identity
+IDENTITY := $(PY) -m analysis.paper.make
 LAB_PORT ?= $(or $(STEERBENCH_LAB_PORT),8888)
 LAB_ROOT := $(shell [ "$$(id -u)" = 0 ] && echo --allow-root)
 
@@ -75,11 +75,11 @@ LINTED := analysis tests benchmarks notebooks
 lint: $(ENV_STAMP)
 	$(VENV)/bin/ruff check $(LINTED)
 	$(VENV)/bin/ruff format --check $(LINTED)
-	$(PY) -m analysis.notebooks --check notebooks/*.ipynb
+	$(PY) -m analysis.paper.notebooks --check notebooks/*.ipynb
 
 # Strip every notebook of outputs, execution counts and run metadata, in place.
 strip: $(ENV_STAMP)
-	$(PY) -m analysis.notebooks notebooks/*.ipynb
+	$(PY) -m analysis.paper.notebooks notebooks/*.ipynb
 
 # Headless JupyterLab on port $(LAB_PORT) (STEERBENCH_LAB_PORT or LAB_PORT=...); open the
 # URL it prints. As root (the usual case in containers) it adds --allow-root. The Lab's root
@@ -92,7 +92,7 @@ lab: data
 
 # Tidy trials, cells, conditions and scenarios as Parquet and CSV under data/processed/.
 export: data
-	$(PY) -m analysis.export
+	$(PY) -m analysis.exploring.export
 
 clean:
 	rm -rf paper paper.previous paper.failed paper.staging data/processed docs/_build

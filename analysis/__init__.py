@@ -24,38 +24,38 @@ from analysis.lazy import lazy_exports
 #: Each public name and the module that holds it.
 _HOMES: dict[str, str] = {
     # the release: import, scenarios, published conditions, per-trial verdicts
-    "import_release": "analysis.release",
-    "load_scenarios": "analysis.scenarios",
-    "load_conditions": "analysis.leaderboard",
+    "import_release": "analysis.release.importer",
+    "load_scenarios": "analysis.corpus.scenarios",
+    "load_conditions": "analysis.scoring.leaderboard",
     "load_trials": "analysis.trials",
-    "load_checked_cells": "analysis.trial_crosscheck",
+    "load_checked_cells": "analysis.scoring.crosscheck",
     # the published scoring rules
-    "score_cells": "analysis.scoring",
-    "condition_scores": "analysis.scoring",
+    "score_cells": "analysis.scoring.rules",
+    "condition_scores": "analysis.scoring.rules",
     # the paper's tables
-    "rank_conditions": "analysis.leaderboard",
-    "leaderboard_table": "analysis.leaderboard",
-    "direction_asymmetry": "analysis.metrics",
-    "reasoning_contrasts": "analysis.metrics",
-    "pattern_gradient": "analysis.breakdowns",
-    "mirror_gap": "analysis.breakdowns",
-    "stability": "analysis.breakdowns",
-    "hardest_scenarios": "analysis.breakdowns",
-    "severity_by_tier": "analysis.breakdowns",
-    "sensitivity_table": "analysis.sensitivity",
+    "rank_conditions": "analysis.scoring.leaderboard",
+    "leaderboard_table": "analysis.scoring.leaderboard",
+    "direction_asymmetry": "analysis.scoring.metrics",
+    "reasoning_contrasts": "analysis.scoring.metrics",
+    "pattern_gradient": "analysis.scoring.breakdowns",
+    "mirror_gap": "analysis.scoring.breakdowns",
+    "stability": "analysis.scoring.breakdowns",
+    "hardest_scenarios": "analysis.scoring.breakdowns",
+    "severity_by_tier": "analysis.scoring.breakdowns",
+    "sensitivity_table": "analysis.scoring.sensitivity",
     # slicing: one joined table, rates by any column, two conditions paired by scenario
-    "with_metadata": "analysis.joined",
-    "rates": "analysis.rate_table",
-    "flips": "analysis.pairing",
-    "flip_test": "analysis.pairing",
-    "plot_rates": "analysis.interval_figure",
-    "browse": "analysis.interactive_table",
+    "with_metadata": "analysis.exploring.joined",
+    "rates": "analysis.exploring.rate_table",
+    "flips": "analysis.exploring.pairing",
+    "flip_test": "analysis.exploring.pairing",
+    "plot_rates": "analysis.exploring.interval_figure",
+    "browse": "analysis.exploring.interactive_table",
     # intervals
-    "wilson_interval": "analysis.stats",
+    "wilson_interval": "analysis.scoring.intervals",
     # two releases side by side (make compare)
     "compare_releases": "analysis.compare",
     # a notebook section: its inputs, output writer and recorded numbers in one call
-    "open_section": "analysis.sections",
+    "open_section": "analysis.paper.sections",
 }
 
 __all__ = sorted(_HOMES)

@@ -1,6 +1,6 @@
 """Command-line help as plain text: a module's docstring without its reST markup.
 
-Only the standard library: ``python -m analysis.identity`` imports this, and its no-op
+Only the standard library: ``python -m analysis.paper.make`` imports this, and its no-op
 check stays well under a second.
 """
 
@@ -21,8 +21,8 @@ def plain(doc: str) -> str:
 
     Examples
     --------
-    >>> print(plain("Run ``make paper``; see :mod:`analysis.build`.\\n\\n- one\\n- two"))
-    Run make paper; see analysis.build.
+    >>> print(plain("Run ``make paper``; see :mod:`analysis.paper.build`.\\n\\n- one\\n- two"))
+    Run make paper; see analysis.paper.build.
     <BLANKLINE>
     - one
     - two

@@ -1,5 +1,5 @@
 """Names a package re-exports, imported on first use, so that importing the package stays
-cheap (``import analysis`` imports no pandas; the build reads ``analysis.sections.READS``
+cheap (``import analysis`` imports no pandas; the build reads ``analysis.paper.sections.READS``
 without the analysis stack)."""
 
 from __future__ import annotations

@@ -8,7 +8,7 @@ else ``../shared/steerbench-work`` beside the project.
 The release's version (``v2026-05``) and scenario-set folder are not fixed here: they come
 from the release itself (its ``results/<version>/release-manifest.json``) and, once it is
 imported, from the import stamp ``data/.imported``. This module imports only the standard
-library (and :mod:`analysis.files`), so the no-op check of ``make paper`` starts fast.
+library (and :mod:`analysis.files.reading`), so the no-op check of ``make paper`` starts fast.
 """
 
 from __future__ import annotations
@@ -16,7 +16,7 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
-from analysis.files import InputFileError, read_json
+from analysis.files.reading import InputFileError, read_json
 
 PROJECT_ROOT = Path(__file__).resolve().parent.parent
 DEFAULT_RELEASE_DIR = PROJECT_ROOT.parent / "shared" / "steerbench-work"

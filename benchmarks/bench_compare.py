@@ -3,7 +3,7 @@ print the ratios.
 
 Run from the project root: ``.venv/bin/python benchmarks/bench_compare.py REV``. It checks
 ``REV`` out into a temporary git worktree, then in each of ``--rounds`` rounds (default 6)
-times a clean ``python -m analysis.build`` of each, both on the project's imported release
+times a clean ``python -m analysis.paper.build`` of each, both on the project's imported release
 (or, with ``--conditions N``, on a generated release of N conditions, as
 ``bench_paper.py`` writes it), in the order A B, then B A, and so on, so that neither side
 always runs first. It prints each build's wall and CPU seconds (children included), the
@@ -37,7 +37,7 @@ from analysis.help_text import parser as help_parser
 def clean_build(root: Path, paper: Path, env: dict) -> tuple[float, float]:
     """(wall, CPU) seconds of a build of the checkout at ``root`` into an empty ``paper``."""
     shutil.rmtree(paper, ignore_errors=True)
-    command = [sys.executable, "-m", "analysis.build", "--paper-dir", str(paper)]
+    command = [sys.executable, "-m", "analysis.paper.build", "--paper-dir", str(paper)]
     return timed(command, env, cwd=root)
 
 

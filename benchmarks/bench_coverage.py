@@ -30,7 +30,7 @@ from statsmodels.stats.proportion import confint_proportions_2indep
 
 from analysis import inference as inf
 from analysis.inference.simulate import PATTERN_MIX, _patterns, simulate_counts
-from analysis.scoring import score_cells
+from analysis.scoring.rules import score_cells
 
 N_SCENARIOS = 106
 N_TRIALS = 5

@@ -40,7 +40,8 @@ import nbformat
 
 from analysis import paths
 from analysis.help_text import parser as help_parser
-from analysis.identity import LOCK_NAME, default_notebooks
+from analysis.paper.make import default_notebooks
+from analysis.release.identity import LOCK_NAME
 
 TRIVIAL_SOURCE = """\
 import matplotlib
@@ -155,8 +156,8 @@ def generated_trials(release: Path, n_conditions: int) -> list[dict]:
 
 def real_condition_count() -> int:
     """The number of published conditions of the real release."""
-    from analysis.leaderboard import load_conditions
-    from analysis.scenarios import load_scenarios
+    from analysis.corpus.scenarios import load_scenarios
+    from analysis.scoring.leaderboard import load_conditions
 
     return int(load_conditions(load_scenarios())["condition"].nunique())
 
@@ -177,7 +178,7 @@ def large_release(folder: Path, n_conditions: int) -> tuple[dict, Path, int]:
         ignore=shutil.ignore_patterns("processed", LOCK_NAME, ".import-*"),
     )
     env = {**os.environ, "STEERBENCH_DATA_DIR": str(data), "RELEASE_DIR": str(release)}
-    timed([sys.executable, "-m", "analysis.identity", "data"], env)
+    timed([sys.executable, "-m", "analysis.paper.make", "data"], env)
     return env, folder / "paper", len(trials)
 
 
@@ -186,7 +187,7 @@ def generated_build(release: tuple[dict, Path, int], show: bool = False) -> tupl
     per-notebook lines."""
     env, paper, _ = release
     shutil.rmtree(paper, ignore_errors=True)
-    build = [sys.executable, "-m", "analysis.build", "--paper-dir", str(paper)]
+    build = [sys.executable, "-m", "analysis.paper.build", "--paper-dir", str(paper)]
     return timed(build, env, show=show)
 
 

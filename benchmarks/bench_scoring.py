@@ -1,7 +1,7 @@
 """Time the path the notebooks use: ``load_trials`` on a release's ``scenarios-detail.json``.
 
 Run from the project root: ``.venv/bin/python benchmarks/bench_scoring.py``. It writes, with
-the project's own writer (``analysis.export.write_scenarios_detail``), a release-format
+the project's own writer (``analysis.exploring.export.write_scenarios_detail``), a release-format
 verdict file of the imported release's scenarios x ``--conditions`` conditions x 5 trials
 (512 conditions: 271,360 trials on v2026-05's 106 scenarios), and the same trials as a
 Parquet table, then times for each file:
@@ -25,10 +25,10 @@ import numpy as np
 import pandas as pd
 
 from analysis import paths
-from analysis.export import write_scenarios_detail
+from analysis.corpus.scenarios import load_scenarios
+from analysis.exploring.export import write_scenarios_detail
 from analysis.help_text import parser as help_parser
-from analysis.scenarios import load_scenarios
-from analysis.scoring import condition_scores, score_cells
+from analysis.scoring.rules import condition_scores, score_cells
 from analysis.trials import load_trials, normalize_trials
 
 N_CONDITIONS = 512
@@ -37,7 +37,7 @@ SEED = 20260507
 
 WHOLE_PROCESS = """\
 import sys
-from analysis.scenarios import load_scenarios
+from analysis.corpus.scenarios import load_scenarios
 from analysis.trials import load_trials
 load_trials([sys.argv[1]], scenarios=load_scenarios())
 """

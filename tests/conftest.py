@@ -23,7 +23,7 @@ def pytest_configure(config):
     config.addinivalue_line(
         "markers", "waits: tests that mostly wait on local servers (handed out beside the build)"
     )
-    # As the build does (analysis/build.py): jsonschema, which nbformat imports, builds a Lark
+    # As the build does (analysis/paper/build.py): jsonschema, which nbformat imports, builds a Lark
     # grammar for IRI syntax when rfc3987_syntax is importable (about 2 s of every test
     # process's collection); no notebook schema checks an IRI.
     sys.modules.setdefault("rfc3987_syntax", None)
@@ -50,7 +50,7 @@ def pytest_collection_modifyitems(config, items):
 def scenarios():
     if not (paths.scenarios_dir() / "MANIFEST.md").exists():
         pytest.fail("the release is not imported: run `make data` (make test does it)")
-    from analysis.scenarios import load_scenarios
+    from analysis.corpus.scenarios import load_scenarios
 
     return load_scenarios()
 
@@ -60,19 +60,19 @@ def inputs():
     """The release's pinned inputs (``load_pinned_inputs``) that every runner test sends."""
     if not paths.parity_vectors().exists():
         pytest.skip("run `make data` first")
-    from analysis.runner.inputs import load_pinned_inputs
+    from analysis.corpus.inputs import load_pinned_inputs
 
     return load_pinned_inputs()
 
 
 @pytest.fixture(scope="session")
 def conditions(scenarios):
-    from analysis.leaderboard import load_conditions
+    from analysis.scoring.leaderboard import load_conditions
 
     return load_conditions(scenarios)
 
 
-#: What ``analysis.identity`` says while another process holds the project's lock.
+#: What ``analysis.paper.make`` says while another process holds the project's lock.
 BUSY = "is running (PID"
 
 
@@ -96,7 +96,7 @@ def paper_dir():
     command = ["paper", "--workers", str(build_kernels())]
     while True:
         result = subprocess.run(
-            [sys.executable, "-m", "analysis.identity", *command],
+            [sys.executable, "-m", "analysis.paper.make", *command],
             capture_output=True,
             text=True,
             cwd=paths.PROJECT_ROOT,

@@ -12,10 +12,10 @@ from pathlib import Path
 import pandas as pd
 
 from analysis import paths
-from analysis.breakdowns import pool_cells
-from analysis.scoring import score_cells
+from analysis.corpus.vocabulary import GATE_DTYPE, required_gate, tier_weight
+from analysis.scoring.breakdowns import pool_cells
+from analysis.scoring.rules import score_cells
 from analysis.trials import normalize_trials
-from analysis.vocabulary import GATE_DTYPE, required_gate, tier_weight
 
 A = "allowed"
 B = "blocked"
@@ -294,7 +294,7 @@ def run_papermill(
 def data_copy(tmp_path: Path) -> Path:
     """A private copy of the imported data folder under ``tmp_path`` (its own build lock, its
     own runs), for a test that builds while the shared build may be running."""
-    from analysis.identity import LOCK_NAME
+    from analysis.release.identity import LOCK_NAME
 
     data = tmp_path / "data"
     shutil.copytree(

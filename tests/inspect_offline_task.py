@@ -10,7 +10,7 @@ from inspect_ai.model import get_model
 from inspect_script import Script
 
 from analysis import paths
-from analysis.inspect_task import TASK_NAME, steerbench_work
+from analysis.runner.inspect_task import TASK_NAME, steerbench_work
 
 
 @task

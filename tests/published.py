@@ -1,3 +1,3 @@
-"""The paper's published values for the tests: one source, :mod:`analysis.published`."""
+"""The paper's published values for the tests: one source, :mod:`analysis.corpus.published`."""
 
-from analysis.published import *  # noqa: F403
+from analysis.corpus.published import *  # noqa: F403

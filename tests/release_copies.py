@@ -9,7 +9,7 @@ import shutil
 from pathlib import Path
 
 from analysis import paths
-from analysis.release_parts import OPTIONAL_RESULTS, PER_TRIAL_FILE
+from analysis.files.parts import OPTIONAL_RESULTS, PER_TRIAL_FILE
 
 VERSION = "v2026-05"
 SCENARIO_SET = "steerbench-work-2026-05"

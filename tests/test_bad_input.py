@@ -24,16 +24,16 @@ from factories import data_copy, scenarios_frame, trial_rows, write_run_root
 from release_copies import copy_release, repin, results, scenario_dir
 
 from analysis import paths
-from analysis.export import write_scenarios_detail
-from analysis.files import InputFileError
-from analysis.identity import LOCK_NAME, ReleaseError
-from analysis.leaderboard import load_conditions
-from analysis.release import import_release
-from analysis.scenarios import ScenarioError, load_scenarios
+from analysis.corpus.scenarios import ScenarioError, load_scenarios
+from analysis.exploring.export import write_scenarios_detail
+from analysis.files.reading import InputFileError
+from analysis.files.typed import LINE_LIMIT
+from analysis.release.identity import LOCK_NAME, ReleaseError
+from analysis.release.importer import import_release
+from analysis.scoring.leaderboard import load_conditions
 from analysis.trials import VerdictError, load_run_root, load_tidy, load_trials
 from analysis.trials.detail import load_scenarios_detail
 from analysis.trials.schema import normalize_trials
-from analysis.typed import LINE_LIMIT
 
 VICTIM = "bulk-email-001"
 #: The longest line any refusal may print (the printers cut each line at LINE_LIMIT).
@@ -400,7 +400,7 @@ def test_make_data_refuses_a_wrongly_typed_field_in_one_line_and_leaves_no_lock(
     edit_json(scenario_file(release_copy), lambda d: d.update(expected_behavior="proceed"))
     repin(release_copy)
     data = tmp_path / "data"
-    result = run("analysis.identity", "data", data=data, release=release_copy)
+    result = run("analysis.paper.make", "data", data=data, release=release_copy)
     said = one_error_line(result)
     assert f"{VICTIM}.json: $.expected_behavior: expected an object" in said
     assert len(said.splitlines()) == 1
@@ -410,7 +410,7 @@ def test_make_data_refuses_a_wrongly_typed_field_in_one_line_and_leaves_no_lock(
 def test_a_full_disk_during_the_import_names_the_first_file_and_counts_the_others(
     release_copy, tmp_path, monkeypatch, capsys
 ):
-    from analysis import identity
+    from analysis.paper import make
 
     def full(source, target, *args, **kwargs):
         problems = [(f"{source}/f{n}", f"{target}/f{n}", "[Errno 28] No space") for n in range(300)]
@@ -419,7 +419,7 @@ def test_a_full_disk_during_the_import_names_the_first_file_and_counts_the_other
     monkeypatch.setattr(shutil, "copytree", full)
     monkeypatch.setenv("STEERBENCH_DATA_DIR", str(tmp_path / "data"))
     monkeypatch.setenv("RELEASE_DIR", str(release_copy))
-    assert identity.main(["data"]) == 2
+    assert make.main(["data"]) == 2
     said = capsys.readouterr().err.splitlines()
     assert len(said) == 1 and said[0].startswith("error: ") and len(said[0]) < 300
     assert said[0].endswith("/f0: [Errno 28] No space (and 299 other files)")
@@ -432,7 +432,7 @@ def test_the_build_refuses_a_leaderboard_row_that_is_a_string_in_one_line(tmp_pa
     board = data / "runs" / paths.release() / "leaderboard.json"
     edit_json(board, lambda b: b["rows"].insert(2, "x" * 100_000))
     paper = tmp_path / "paper"
-    result = run("analysis.build", "--paper-dir", str(paper), data=data)
+    result = run("analysis.paper.build", "--paper-dir", str(paper), data=data)
     said = one_error_line(result)
     assert "leaderboard.json: $.rows[2]: expected an object, found a string" in said
     assert "(100000 characters)" in said
@@ -464,7 +464,7 @@ def _interrupt_when(process: subprocess.Popen, ready) -> tuple[int, str]:
 def test_ctrl_c_during_a_build_prints_one_line(tmp_path):
     data = data_copy(tmp_path)
     paper = tmp_path / "paper"
-    argv, options = command("analysis.build", "--paper-dir", str(paper), data=data)
+    argv, options = command("analysis.paper.build", "--paper-dir", str(paper), data=data)
     process = subprocess.Popen(
         argv, stdout=subprocess.PIPE, stderr=subprocess.PIPE, preexec_fn=_interruptible, **options
     )
@@ -487,7 +487,7 @@ def test_ctrl_c_during_an_import_prints_one_line_and_keeps_the_previous_import(
     board = results(release_copy) / "leaderboard.json"
     board.write_text(board.read_text() + "\n")
     repin(release_copy)
-    argv, options = command("analysis.identity", "data", data=data, release=release_copy)
+    argv, options = command("analysis.paper.make", "data", data=data, release=release_copy)
     process = subprocess.Popen(
         argv, stdout=subprocess.PIPE, stderr=subprocess.PIPE, preexec_fn=_interruptible, **options
     )
@@ -496,15 +496,15 @@ def test_ctrl_c_during_an_import_prints_one_line_and_keeps_the_previous_import(
     assert len(err.splitlines()) == 1 and err.startswith("interrupted; ")
     assert "Traceback" not in err
     assert not (data / LOCK_NAME).exists() and not (data / ".import-staging").exists()
-    again = run("analysis.identity", "data", data=data, release=release_copy)
+    again = run("analysis.paper.make", "data", data=data, release=release_copy)
     assert again.returncode == 0, again.stderr
     assert (data / ".imported").read_text() != before
     assert (data / "runs" / paths.release() / "leaderboard.json").read_text() == board.read_text()
 
 
 def test_a_build_stamp_listing_an_output_outside_paper_reuses_nothing(tmp_path):
-    from analysis.build import STAMP, reusable_notebooks
-    from analysis.identity import file_sha256
+    from analysis.paper.build import STAMP, reusable_notebooks
+    from analysis.release.identity import file_sha256
 
     notebook = tmp_path / "01-x.ipynb"
     notebook.write_text("{}")

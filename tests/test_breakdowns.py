@@ -18,7 +18,8 @@ from factories import (
     trials_frame,
 )
 
-from analysis.breakdowns import (
+from analysis.exploring.export import write_scenarios_detail
+from analysis.scoring.breakdowns import (
     accuracy_by,
     hardest_scenarios,
     mirror_gap,
@@ -30,9 +31,8 @@ from analysis.breakdowns import (
     split_distribution,
     stability,
 )
-from analysis.export import write_scenarios_detail
-from analysis.ratio import Ratio
-from analysis.scoring import score_cells
+from analysis.scoring.ratio import Ratio
+from analysis.scoring.rules import score_cells
 from analysis.trials import load_trials
 
 

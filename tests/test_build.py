@@ -19,14 +19,9 @@ from factories import data_copy, shown_warnings
 from release_copies import copy_release, rename_version
 
 from analysis import paths
-from analysis.identity import (
-    LOCK_NAME,
-    build_digest,
-    default_notebooks,
-    paper_digest,
-    recover_paper,
-)
-from analysis.scenarios import load_scenarios
+from analysis.corpus.scenarios import load_scenarios
+from analysis.paper.make import build_digest, default_notebooks, paper_digest, recover_paper
+from analysis.release.identity import LOCK_NAME
 
 PER_TRIAL_OUTPUTS = {
     "table3-pattern-gradient",
@@ -168,7 +163,7 @@ def test_build_record_names_release_commit_and_versions(paper_dir):
 def test_no_op_is_keyed_by_content_and_fast(paper_dir):
     assert paper_digest(paper_dir) == build_digest(paths.data_dir(), default_notebooks())
     started = time.perf_counter()
-    result = run("analysis.identity", "paper")
+    result = run("analysis.paper.make", "paper")
     assert result.returncode == 0, result.stderr
     assert time.perf_counter() - started < 2.0  # < 1 s on a quiet machine; headroom when shared
     assert "is up to date" in result.stdout
@@ -177,7 +172,7 @@ def test_no_op_is_keyed_by_content_and_fast(paper_dir):
 
 def test_no_op_check_does_not_import_the_analysis_stack():
     probe = (
-        "import sys, analysis.identity, analysis.release; "
+        "import sys, analysis.paper.make, analysis.release.importer; "
         "print(sorted({'pandas', 'numpy', 'matplotlib'} & set(sys.modules)))"
     )
     out = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True)
@@ -214,7 +209,9 @@ def test_bad_leaderboard_writes_nothing(tmp_path):
     paper = tmp_path / "paper"
     paper.mkdir()
     (paper / "keep.txt").write_text("previous build")
-    result = run("analysis.build", "--paper-dir", paper, "notebooks/01-corpus.ipynb", data=data)
+    result = run(
+        "analysis.paper.build", "--paper-dir", paper, "notebooks/01-corpus.ipynb", data=data
+    )
     assert result.returncode == 2
     assert result.stderr.startswith("error: ")
     assert "gpt-5.4-nano (off)" in result.stderr
@@ -229,7 +226,7 @@ def test_bad_run_file_is_refused_before_any_notebook(tmp_path):
     bad = data / "runs" / "local" / "broken.csv"
     bad.parent.mkdir(parents=True, exist_ok=True)
     bad.write_text("not,a,trials\ntable,at,all\n")
-    result = run("analysis.build", "--paper-dir", tmp_path / "paper", data=data)
+    result = run("analysis.paper.build", "--paper-dir", tmp_path / "paper", data=data)
     assert result.returncode == 2
     assert result.stderr.startswith("error: ") and str(bad) in result.stderr
     assert "Traceback" not in result.stderr
@@ -253,7 +250,7 @@ def test_a_run_whose_every_cell_was_filtered_builds(tmp_path):
     (data / "runs" / "local").mkdir(parents=True, exist_ok=True)
     (data / "runs" / "local" / "filtered.csv").write_text("\n".join(rows) + "\n")
     paper = tmp_path / "paper"
-    result = run("analysis.build", "--paper-dir", paper, data=data)
+    result = run("analysis.paper.build", "--paper-dir", paper, data=data)
     assert result.returncode == 0, result.stderr
     numbers = json.loads((paper / "numbers.json").read_text())["numbers"]
     of_it = {name: number for name, number in numbers.items() if "filtered-model" in name}
@@ -263,7 +260,7 @@ def test_a_run_whose_every_cell_was_filtered_builds(tmp_path):
 
 
 def test_the_build_runs_on_as_many_kernels_as_asked(tmp_path, monkeypatch):
-    from analysis import identity
+    from analysis.paper import make
 
     monkeypatch.setenv("STEERBENCH_DATA_DIR", str(data_copy(tmp_path)))
     started = []
@@ -272,15 +269,21 @@ def test_the_build_runs_on_as_many_kernels_as_asked(tmp_path, monkeypatch):
         started.append(command)
         raise SystemExit(0)
 
-    monkeypatch.setattr(identity.os, "execv", exec_build)
+    monkeypatch.setattr(make.os, "execv", exec_build)
     paper = tmp_path / "paper"
     with pytest.raises(SystemExit):
-        identity.main(["paper", "--paper-dir", str(paper), "--workers", "1"])
+        make.main(["paper", "--paper-dir", str(paper), "--workers", "1"])
     with pytest.raises(SystemExit):
-        identity.main(["paper", "--paper-dir", str(paper), "--force"])
+        make.main(["paper", "--paper-dir", str(paper), "--force"])
     asked, default = started
-    assert asked[2:] == ["analysis.build", "--paper-dir", str(paper.resolve()), "--workers", "1"]
-    assert default[2:] == ["analysis.build", "--paper-dir", str(paper.resolve())]
+    assert asked[2:] == [
+        "analysis.paper.build",
+        "--paper-dir",
+        str(paper.resolve()),
+        "--workers",
+        "1",
+    ]
+    assert default[2:] == ["analysis.paper.build", "--paper-dir", str(paper.resolve())]
 
 
 def live_pid_lock(data: Path):
@@ -293,7 +296,7 @@ def test_second_build_refuses_while_one_runs(tmp_path):
     data = data_copy(tmp_path)
     sleeper = live_pid_lock(data)
     try:
-        result = run("analysis.identity", "paper", "--paper-dir", tmp_path / "paper", data=data)
+        result = run("analysis.paper.make", "paper", "--paper-dir", tmp_path / "paper", data=data)
     finally:
         sleeper.kill()
         sleeper.wait()
@@ -309,7 +312,7 @@ def test_stale_lock_is_taken_over(tmp_path):
     gone = subprocess.Popen([sys.executable, "-c", "pass"])
     gone.wait()
     (data / LOCK_NAME).write_text(f"{gone.pid}\n")
-    result = run("analysis.identity", "data", data=data)
+    result = run("analysis.paper.make", "data", data=data)
     assert result.returncode == 0, result.stderr
     assert not (data / LOCK_NAME).exists()
 
@@ -336,7 +339,7 @@ def test_read_only_paper_is_refused_before_any_notebook(tmp_path):
         pytest.skip("cannot make a folder read-only here")
     try:
         started = time.perf_counter()
-        result = run("analysis.build", "--paper-dir", paper, data=data_copy(tmp_path))
+        result = run("analysis.paper.build", "--paper-dir", paper, data=data_copy(tmp_path))
         seconds = time.perf_counter() - started
     finally:
         undo_read_only(paper)
@@ -356,7 +359,7 @@ def test_missing_paper_is_restored_from_previous(tmp_path, paper_dir):
     assert not recover_paper(paper)
     shutil.rmtree(paper)
     shutil.copytree(paper_dir, paper.with_name("paper.previous"))
-    result = run("analysis.identity", "paper", "--paper-dir", paper)
+    result = run("analysis.paper.make", "paper", "--paper-dir", paper)
     assert result.returncode == 0, result.stderr
     assert "is up to date" in result.stdout and (paper / "index.html").is_file()
 
@@ -383,7 +386,7 @@ def test_failing_notebook_is_named_with_its_cell_and_kept(tmp_path):
     paper.mkdir()
     (paper / "keep.txt").write_text("previous build")
     notebook = failing_notebook(tmp_path)
-    result = run("analysis.build", "--paper-dir", paper, notebook, data=data_copy(tmp_path))
+    result = run("analysis.paper.build", "--paper-dir", paper, notebook, data=data_copy(tmp_path))
     assert result.returncode == 1
     first = result.stderr.splitlines()[0]
     assert first.startswith("error: notebook 99-fails.ipynb: cell index 3 (`# divide by nothing`)")
@@ -403,7 +406,7 @@ def test_failing_notebook_is_named_with_its_cell_and_kept(tmp_path):
 def test_two_builds_at_once_one_refuses(tmp_path):
     data = data_copy(tmp_path)
     env = {**os.environ, "STEERBENCH_DATA_DIR": str(data)}
-    command = [sys.executable, "-m", "analysis.build", "notebooks/09-labels.ipynb"]
+    command = [sys.executable, "-m", "analysis.paper.build", "notebooks/09-labels.ipynb"]
     first = subprocess.Popen(
         [*command, "--paper-dir", str(tmp_path / "a")],
         env=env,
@@ -416,7 +419,11 @@ def test_two_builds_at_once_one_refuses(tmp_path):
     while not (data / LOCK_NAME).exists() and time.monotonic() < deadline:
         time.sleep(0.05)
     second = run(
-        "analysis.build", "--paper-dir", tmp_path / "b", "notebooks/09-labels.ipynb", data=data
+        "analysis.paper.build",
+        "--paper-dir",
+        tmp_path / "b",
+        "notebooks/09-labels.ipynb",
+        data=data,
     )
     _, err = first.communicate(timeout=600)
     assert first.returncode == 0, err
@@ -434,7 +441,7 @@ def test_make_paper_switches_releases_a_b_a(tmp_path):
     paper = tmp_path / "paper"
     for root, version in ((a, paths.release()), (b, "v2027-01"), (a, paths.release())):
         result = run(
-            "analysis.identity", "paper", "--paper-dir", paper, data=data, release_dir=root
+            "analysis.paper.make", "paper", "--paper-dir", paper, data=data, release_dir=root
         )
         assert result.returncode == 0, result.stderr
         document = json.loads((paper / "numbers.json").read_text())
@@ -451,7 +458,9 @@ def test_touching_one_notebook_reruns_only_it(tmp_path):
         shutil.copy2(paths.NOTEBOOKS_DIR / name, folder / name)
     paper = tmp_path / "paper"
     data = data_copy(tmp_path)  # its own lock: the shared build may be running beside it
-    first = run("analysis.build", "--paper-dir", paper, *sorted(folder.glob("*.ipynb")), data=data)
+    first = run(
+        "analysis.paper.build", "--paper-dir", paper, *sorted(folder.glob("*.ipynb")), data=data
+    )
     assert first.returncode == 0, first.stderr
     before = json.loads((paper / "numbers.json").read_text())["numbers"]
     figure = next((paper / "figures").glob("*.png"))
@@ -459,7 +468,9 @@ def test_touching_one_notebook_reruns_only_it(tmp_path):
     notebook = nbformat.read(touched, as_version=4)
     notebook.cells.append(nbformat.v4.new_markdown_cell("An added note."))
     nbformat.write(notebook, touched)
-    second = run("analysis.build", "--paper-dir", paper, *sorted(folder.glob("*.ipynb")), data=data)
+    second = run(
+        "analysis.paper.build", "--paper-dir", paper, *sorted(folder.glob("*.ipynb")), data=data
+    )
     assert second.returncode == 0, second.stderr
     lines = {line.split()[0]: line for line in second.stdout.splitlines() if line.startswith("  ")}
     assert lines["03-direction"].endswith("unchanged")
@@ -469,15 +480,17 @@ def test_touching_one_notebook_reruns_only_it(tmp_path):
     executed = nbformat.read(paper / "notebooks" / "09-labels.ipynb", as_version=4)
     assert executed.cells[-1].source == "An added note."
     (paper / "numbers.json").unlink()
-    third = run("analysis.build", "--paper-dir", paper, *sorted(folder.glob("*.ipynb")), data=data)
+    third = run(
+        "analysis.paper.build", "--paper-dir", paper, *sorted(folder.glob("*.ipynb")), data=data
+    )
     assert third.returncode == 0, third.stderr  # nothing runs: the report is made in-process
     assert all(line.endswith("unchanged") for line in third.stdout.splitlines()[:-1])
     assert json.loads((paper / "numbers.json").read_text())["numbers"] == before
 
 
 def test_notebooks_start_longest_first(tmp_path: Path) -> None:
-    from analysis.build import STAMP, _longest_first
-    from analysis.identity import default_notebooks
+    from analysis.paper.build import STAMP, _longest_first
+    from analysis.paper.make import default_notebooks
 
     notebooks = default_notebooks()
     # never timed: the sections reading per-trial verdicts and conditions first

@@ -29,7 +29,7 @@ ENTRY_POINTS = {
             [sys.executable, "-m", f"analysis.{module}", "--help"],
             f"python -m analysis.{module}",
         )
-        for module in ("build", "release", "export", "identity")
+        for module in ("paper.build", "paper.make", "release.importer", "exploring.export")
     },
     **{
         f"benchmarks/{script}": (
@@ -51,7 +51,7 @@ HEAVY = {
     name
     for name in ENTRY_POINTS
     if name.startswith(("benchmarks/", "steerbench-run", "python -m analysis.runner.cli"))
-    or name == "python -m analysis.export"
+    or name == "python -m analysis.exploring.export"
 }
 
 

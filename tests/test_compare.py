@@ -19,8 +19,8 @@ import release_writer
 from analysis import paths
 from analysis.compare.bounds import BOUND_METHOD
 from analysis.compare.conditions import COUNTS_METHOD
-from analysis.provenance import number_name
-from analysis.release_parts import PER_TRIAL_FILE
+from analysis.files.parts import PER_TRIAL_FILE
+from analysis.paper.provenance import number_name
 
 pytestmark = pytest.mark.slow
 

@@ -121,8 +121,7 @@ def test_counts_no_histogram_fits_give_a_row_that_says_so():
 
 
 def test_table2_carries_a_clustered_bound_for_every_published_condition(conditions):
-    from analysis.leaderboard import leaderboard_table, rank_conditions
-    from analysis.sections.leaderboard import (
+    from analysis.paper.sections.leaderboard import (
         CLUSTERED_CI,
         INDEPENDENT_CI,
         bound_numbers,
@@ -130,6 +129,7 @@ def test_table2_carries_a_clustered_bound_for_every_published_condition(conditio
         separation_text,
         with_clustered_columns,
     )
+    from analysis.scoring.leaderboard import leaderboard_table, rank_conditions
 
     ranked = rank_conditions(conditions)
     bounds = clustered_bounds(ranked)
@@ -148,7 +148,7 @@ def test_table2_carries_a_clustered_bound_for_every_published_condition(conditio
 
 
 def test_one_condition_or_no_spread_gives_no_bound_and_says_so():
-    from analysis.sections.leaderboard import separation_text
+    from analysis.paper.sections.leaderboard import separation_text
 
     one = pd.DataFrame(
         {

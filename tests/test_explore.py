@@ -11,8 +11,8 @@ import nbformat
 import pytest
 
 from analysis import paths
-from analysis.identity import build_inputs, default_notebooks
-from analysis.notebooks import is_stripped
+from analysis.paper.make import build_inputs, default_notebooks
+from analysis.paper.notebooks import is_stripped
 
 EXPLORE = paths.PROJECT_ROOT / "explore"
 START_HERE = EXPLORE / "start-here.ipynb"
@@ -36,7 +36,9 @@ def test_the_lab_opens_the_project_on_the_tour():
 
 
 def test_the_tour_is_committed_stripped():
-    assert is_stripped(START_HERE), "run: python -m analysis.notebooks explore/start-here.ipynb"
+    assert is_stripped(START_HERE), (
+        "run: python -m analysis.paper.notebooks explore/start-here.ipynb"
+    )
 
 
 @pytest.mark.slow  # a kernel, the scientific stack and the release: about 15 s

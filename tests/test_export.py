@@ -1,4 +1,4 @@
-"""``python -m analysis.export`` with small inputs (no imported release needed)."""
+"""``python -m analysis.exploring.export`` with small inputs (no imported release needed)."""
 
 from __future__ import annotations
 
@@ -19,8 +19,8 @@ from factories import (
     trials_frame,
 )
 
-from analysis import export
-from analysis.scoring import CONDITION_COLUMNS
+from analysis.exploring import export
+from analysis.scoring.rules import CONDITION_COLUMNS
 from analysis.trials import TRIAL_COLUMNS
 
 #: Every trial of the hand-worked cells, counted from the fixture.
@@ -29,9 +29,9 @@ N_TRIALS = sum(len(permissions) for permissions in HAND_CELLS.values())
 
 @pytest.fixture
 def small_inputs(monkeypatch: pytest.MonkeyPatch) -> None:
-    fake = types.ModuleType("analysis.scenarios")
+    fake = types.ModuleType("analysis.corpus.scenarios")
     fake.load_scenarios = scenarios_frame  # type: ignore[attr-defined]
-    monkeypatch.setitem(sys.modules, "analysis.scenarios", fake)
+    monkeypatch.setitem(sys.modules, "analysis.corpus.scenarios", fake)
     monkeypatch.setattr(export, "load_trials", lambda scenarios=None: trials_frame())
     published = pd.DataFrame({c: pd.Series([], dtype=object) for c in CONDITION_COLUMNS})
     monkeypatch.setattr(export, "published_conditions", lambda scenarios: published)

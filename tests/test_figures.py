@@ -13,7 +13,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from analysis.figures import FIGURE_ROWS, rate_heatmap_figure
+from analysis.paper.figures import FIGURE_ROWS, rate_heatmap_figure
 
 
 def rate_table(n_rows: int, n_columns: int = 6, seed: int = 3):
@@ -60,8 +60,8 @@ def test_a_large_heatmap_shows_the_highest_and_lowest_rows_in_bounded_height():
 
 def two_panel_figure(layout: str) -> plt.Figure:
     """Two panels, titled, with a legend, laid out by ``layout``: ``none``, ``tight``
-    (:func:`analysis.figures.tight_layout`) or ``constrained`` (a legend below the axes)."""
-    from analysis.figures import tight_layout
+    (:func:`analysis.paper.figures.tight_layout`) or ``constrained`` (a legend below the axes)."""
+    from analysis.paper.figures import tight_layout
 
     fig, axes = plt.subplots(1, 2, layout="constrained" if layout == "constrained" else None)
     for ax in axes:
@@ -82,7 +82,7 @@ def two_panel_figure(layout: str) -> plt.Figure:
 def test_save_figure_writes_what_savefig_writes(tmp_path, layout):
     import struct
 
-    from analysis.figures import save_figure, shown_width, use_style
+    from analysis.paper.figures import save_figure, shown_width, use_style
 
     use_style()
     plain = two_panel_figure(layout)
@@ -105,7 +105,7 @@ def test_save_figure_writes_what_savefig_writes(tmp_path, layout):
 
 
 def test_a_pool_is_named_in_legends_as_its_figure_rows_are():
-    from analysis.figures import row_label, source_style
+    from analysis.paper.figures import row_label, source_style
 
     policy = source_style("reference-policy: always-hold (policy)")
     run = source_style("run: gpt-5.4-mini (off)")
@@ -115,8 +115,8 @@ def test_a_pool_is_named_in_legends_as_its_figure_rows_are():
 
 
 def test_published_conditions_at_one_point_share_a_larger_labelled_marker():
-    from analysis.breakdowns import ANCHOR, MIRROR
-    from analysis.sections.mirrors import mirror_figure
+    from analysis.paper.sections.mirrors import mirror_figure
+    from analysis.scoring.breakdowns import ANCHOR, MIRROR
 
     scatter = pd.DataFrame(
         {
@@ -142,8 +142,8 @@ def test_published_conditions_at_one_point_share_a_larger_labelled_marker():
 
 
 def test_other_conditions_at_one_point_share_one_label():
-    from analysis.breakdowns import ANCHOR, MIRROR
-    from analysis.sections.mirrors import mirror_figure
+    from analysis.paper.sections.mirrors import mirror_figure
+    from analysis.scoring.breakdowns import ANCHOR, MIRROR
 
     scatter = pd.DataFrame(
         {
@@ -160,8 +160,8 @@ def test_other_conditions_at_one_point_share_one_label():
 
 
 def test_published_conditions_without_a_point_are_counted_in_the_legend():
-    from analysis.breakdowns import ANCHOR, MIRROR
-    from analysis.sections.mirrors import mirror_figure
+    from analysis.paper.sections.mirrors import mirror_figure
+    from analysis.scoring.breakdowns import ANCHOR, MIRROR
 
     scatter = pd.DataFrame(
         {
@@ -180,7 +180,7 @@ def test_published_conditions_without_a_point_are_counted_in_the_legend():
 
 @pytest.mark.parametrize("height", [2.5, 12.0])
 def test_a_legend_below_the_axes_keeps_one_gap_whatever_the_height(height):
-    from analysis.figures import legend_below, use_style
+    from analysis.paper.figures import legend_below, use_style
 
     use_style()
     fig, ax = plt.subplots(figsize=(5, height))
@@ -200,7 +200,7 @@ def test_the_png_is_the_pdf_rasterised(tmp_path):
     comes out black in the middle and white at the corners, the page's size in pixels."""
     from PIL import Image
 
-    from analysis.figures import png_from_pdf
+    from analysis.paper.figures import png_from_pdf
 
     with matplotlib.rc_context({"savefig.bbox": "standard"}):  # the whole 2 x 1 inch page
         fig = plt.figure(figsize=(2, 1))

@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from analysis.files import InputFileError, json_read_once, read_json, read_text
+from analysis.files.reading import InputFileError, json_read_once, read_json, read_text
 
 
 def test_reads_json(tmp_path: Path) -> None:

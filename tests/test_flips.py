@@ -1,4 +1,4 @@
-"""analysis.pairing: two conditions paired by scenario, and the paired test on the result."""
+"""analysis.exploring.pairing: two conditions paired by scenario, and the paired test on it."""
 
 from __future__ import annotations
 
@@ -6,9 +6,9 @@ import pandas as pd
 import pytest
 from factories import LABEL_A, LABEL_B, hand_cells
 
+from analysis.exploring.pairing import FLIP_COLUMNS, flip_test, flips
 from analysis.inference import paired_binary_difference
 from analysis.inference.simulate import simulated_cells
-from analysis.pairing import FLIP_COLUMNS, flip_test, flips
 
 
 def test_a_models_floor_and_high_side_by_side_agree_with_the_paired_inference():

@@ -5,7 +5,7 @@ from fractions import Fraction
 import published
 import pytest
 
-from analysis.formatting import (
+from analysis.corpus.formatting import (
     count_text,
     js_fixed,
     percent,

@@ -13,7 +13,7 @@ from scipy import stats
 from statsmodels.stats.power import TTestPower
 
 from analysis import inference as inf
-from analysis.scoring import condition_scores, score_cells
+from analysis.scoring.rules import condition_scores, score_cells
 
 FLOOR = ("m", "off")
 HIGH = ("m", "high")
@@ -174,8 +174,8 @@ def test_clustered_intervals_are_wider_than_wilson_on_clustered_data():
 
 
 def test_pooled_quantities_on_the_reference_policies(scenarios):
-    from analysis.breakdowns import mirror_gap, pattern_gradient
-    from analysis.trial_crosscheck import load_checked_cells
+    from analysis.scoring.breakdowns import mirror_gap, pattern_gradient
+    from analysis.scoring.crosscheck import load_checked_cells
 
     _, cells = load_checked_cells(scenarios)
     reference = cells[cells.pool_of.astype(str) == "reference-policy"].assign(source="reference")
@@ -236,7 +236,7 @@ def test_pattern_difficulty_recovers_the_hardest_pattern():
 
 
 def test_every_per_trial_method_runs_on_a_release_format_verdict_file(tmp_path):
-    from analysis.export import write_scenarios_detail
+    from analysis.exploring.export import write_scenarios_detail
     from analysis.trials import load_scenarios_detail
 
     trials, scenarios, _ = inf.simulate_release(n_models=2, n_scenarios=30, seed=9)

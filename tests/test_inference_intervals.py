@@ -16,7 +16,7 @@ from scipy import optimize, stats
 from analysis import inference as inf
 from analysis.inference._arrays import MIN_CLUSTERS, guarded_interval, ratio_interval
 from analysis.inference.paired import mcnemar_score_p, tango_interval
-from analysis.scoring import score_cells
+from analysis.scoring.rules import score_cells
 
 FLOOR, HIGH = ("m", "off"), ("m", "high")
 

@@ -23,9 +23,9 @@ if not paths.parity_vectors().exists():
 from fake_openai_server import FakeOpenAIServer
 from inspect_script import Script
 
+from analysis.corpus.inputs import load_pinned_inputs
 from analysis.runner.client import EndpointSettings
 from analysis.runner.gates import EndpointGate, ModelSettings
-from analysis.runner.inputs import load_pinned_inputs
 from analysis.runner.runroot import run_gate
 from analysis.trials import VerdictError, discover_runs, load_run_root, load_trials
 from analysis.trials.inspect_log import load_inspect_log
@@ -52,7 +52,7 @@ def inspect_ai():
 @pytest.fixture(scope="module")
 def inspect_log(tmp_path_factory, inspect_ai) -> Path:
     """One offline Inspect run of the task against ``mockllm`` (temperature set on the CLI)."""
-    from analysis.inspect_task import steerbench_work
+    from analysis.runner.inspect_task import steerbench_work
 
     log_dir = tmp_path_factory.mktemp("inspect-logs")
     script = Script(SCENARIO_IDS)

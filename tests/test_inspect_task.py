@@ -8,9 +8,9 @@ from pathlib import Path
 import pytest
 
 from analysis import paths
-from analysis.inspect_verdict import trial_verdict
-from analysis.runner.inputs import PinnedInputError
-from analysis.vocabulary import GATE_BY_VERB
+from analysis.corpus.inputs import PinnedInputError
+from analysis.corpus.verdict import trial_verdict
+from analysis.corpus.vocabulary import GATE_BY_VERB
 
 if not paths.parity_vectors().exists():
     pytest.skip("run `make data` first", allow_module_level=True)
@@ -27,7 +27,7 @@ def steerbench_work():
     """The task function; Inspect is imported when a test here runs, not when the file is
     collected (its import takes about 3 s in every test process)."""
     pytest.importorskip("inspect_ai", reason="needs the inspect extra")
-    from analysis.inspect_task import steerbench_work
+    from analysis.runner.inspect_task import steerbench_work
 
     return steerbench_work
 

@@ -23,9 +23,9 @@ def test_without_the_extra_logs_ask_for_it(tmp_path: Path, monkeypatch) -> None:
 
 def test_without_the_extra_the_task_asks_for_it(monkeypatch) -> None:
     monkeypatch.setitem(sys.modules, "inspect_ai", None)
-    monkeypatch.delitem(sys.modules, "analysis.inspect_task", raising=False)
+    monkeypatch.delitem(sys.modules, "analysis.runner.inspect_task", raising=False)
     with pytest.raises(ImportError, match=r"pip install -e '\.\[inspect\]'"):
-        import analysis.inspect_task  # noqa: F401
+        import analysis.runner.inspect_task  # noqa: F401
 
 
 def test_discovery_needs_no_extra(tmp_path: Path, monkeypatch) -> None:

@@ -1,4 +1,4 @@
-"""analysis.interactive_table: long frames as sortable, filterable tables, offline."""
+"""analysis.exploring.interactive_table: long frames as sortable, filterable tables, offline."""
 
 from __future__ import annotations
 
@@ -8,7 +8,7 @@ import re
 import pandas as pd
 from factories import hand_cells
 
-from analysis.interactive_table import table_html
+from analysis.exploring.interactive_table import table_html
 
 
 def test_a_table_is_sortable_filterable_offline_and_named_by_its_content():

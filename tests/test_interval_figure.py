@@ -1,4 +1,4 @@
-"""analysis.interval_figure.plot_rates draws precomputed intervals where they are."""
+"""analysis.exploring.interval_figure.plot_rates draws precomputed intervals where they are."""
 
 from __future__ import annotations
 
@@ -11,7 +11,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from analysis.interval_figure import plot_rates
+from analysis.exploring.interval_figure import plot_rates
 
 
 def frame() -> pd.DataFrame:

@@ -1,12 +1,12 @@
-"""analysis.joined: trials and cells carry their scenario's and condition's labels."""
+"""analysis.exploring.joined: trials and cells carry their scenario's and condition's labels."""
 
 from __future__ import annotations
 
 import pandas as pd
 import pytest
 
-from analysis.joined import SCENARIO_METADATA, with_metadata
-from analysis.scoring import score_cells
+from analysis.exploring.joined import SCENARIO_METADATA, with_metadata
+from analysis.scoring.rules import score_cells
 from analysis.trials import load_trials
 
 

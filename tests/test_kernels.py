@@ -17,9 +17,9 @@ import nbformat
 import pytest
 from factories import data_copy
 
-from analysis import build as builder
 from analysis import paths
-from analysis.kernels import KernelCodeError, KernelError, WarmKernel
+from analysis.paper import build as builder
+from analysis.paper.kernels import KernelCodeError, KernelError, WarmKernel
 
 
 def notebook(folder: Path, name: str, *cells: str) -> Path:
@@ -37,7 +37,7 @@ def notebook(folder: Path, name: str, *cells: str) -> Path:
 
 
 def build(paper: Path, *notebooks: Path, timeout: float = 300, cell_timeout: float = 60):
-    command = [sys.executable, "-m", "analysis.build", "--paper-dir", str(paper)]
+    command = [sys.executable, "-m", "analysis.paper.build", "--paper-dir", str(paper)]
     command += ["--workers", "1", "--cell-timeout", str(cell_timeout), *map(str, notebooks)]
     env = {**os.environ, "STEERBENCH_DATA_DIR": str(data_copy(paper.parent))}
     started = time.monotonic()
@@ -70,7 +70,7 @@ analysis.paths.LEAKED = True
 import tempfile
 from pathlib import Path
 import matplotlib.pyplot as plt
-from analysis.figures import save_figure, use_style
+from analysis.paper.figures import save_figure, use_style
 use_style()  # the house style embeds TrueType font subsets in PDFs
 figure, axes = plt.subplots()
 save_figure(figure, Path(tempfile.mkdtemp()) / "a-figure")
@@ -82,7 +82,7 @@ import matplotlib as mpl
 import numpy as np
 import pandas as pd
 import analysis.paths
-from analysis.pdf_fonts import font_subset
+from analysis.paper.pdf_fonts import font_subset
 state = {
     "leaked": "leaked" in globals(),
     "width": pd.get_option("display.width"),
@@ -154,7 +154,7 @@ def test_a_notebook_running_as_the_build_stops_runs_no_further_cell(tmp_path):
 
 
 def test_a_kernel_compiles_a_module_once_and_again_when_its_file_changes(tmp_path):
-    from analysis import kernel_state
+    from analysis.paper import kernel_state
 
     (tmp_path / "analysis").mkdir()
     (tmp_path / "analysis" / "__init__.py").write_text("VALUE = 1\n")

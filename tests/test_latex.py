@@ -10,8 +10,8 @@ import subprocess
 import pandas as pd
 import pytest
 
-from analysis.latex import latex_escape, latex_table
-from analysis.provenance import write_numbers_tex
+from analysis.paper.latex import latex_escape, latex_table
+from analysis.paper.provenance import write_numbers_tex
 
 SPECIALS = "%_&#${}"
 PREAMBLE = r"""\documentclass{article}

@@ -11,8 +11,8 @@ import published
 import pytest
 
 from analysis import paths
-from analysis.formatting import percent_text, weighted_miss_text
-from analysis.leaderboard import (
+from analysis.corpus.formatting import percent_text, weighted_miss_text
+from analysis.scoring.leaderboard import (
     CrossCheckError,
     interval_text,
     leaderboard_table,
@@ -21,7 +21,7 @@ from analysis.leaderboard import (
     rank_conditions,
     trials_per_cell,
 )
-from analysis.ratio import Ratio
+from analysis.scoring.ratio import Ratio
 
 COLUMNS = {  # Table 2 column -> leaderboard.json field
     "mean trial accuracy": "mean_trial_accuracy",
@@ -48,7 +48,7 @@ def test_every_table2_cell_equals_the_published_string(conditions):
 
 
 def test_table2_names_its_reads_by_the_trials_per_cell(conditions):
-    from analysis.sections.leaderboard import table2_numbers
+    from analysis.paper.sections.leaderboard import table2_numbers
 
     three = conditions.assign(
         n_trials=3 * conditions["n_cells"], n_trials_correct=3 * conditions["n_pass5"]

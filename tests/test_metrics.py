@@ -8,15 +8,15 @@ import pandas as pd
 import published
 import pytest
 
-from analysis.formatting import percent, rounded
-from analysis.metrics import (
+from analysis.corpus.formatting import percent, rounded
+from analysis.scoring.metrics import (
     Directional,
     degenerate_gates,
     direction_asymmetry,
     reasoning_contrasts,
     reasoning_pairs,
 )
-from analysis.ratio import Ratio
+from analysis.scoring.ratio import Ratio
 
 
 def test_direction_asymmetry(conditions, scenarios):
@@ -94,7 +94,7 @@ def test_wilson_bounds_never_cross_the_estimate_and_empty_counts_give_nan():
     import numpy as np
     import pandas as pd
 
-    from analysis.stats import with_wilson
+    from analysis.scoring.intervals import with_wilson
 
     table = with_wilson(pd.DataFrame({"k": [7, 0, 0, 530], "n": [7, 5, 0, 530]}), "k", "n", "a")
     estimate = table["k"] / table["n"].where(table["n"] > 0)
@@ -145,7 +145,7 @@ def test_wilson_interval_of_nothing_is_nan_without_a_warning():
 
     import numpy as np
 
-    from analysis.stats import wilson_interval
+    from analysis.scoring.intervals import wilson_interval
 
     with warnings.catch_warnings():
         warnings.simplefilter("error")

@@ -11,7 +11,7 @@ import pytest
 from factories import run_papermill
 
 from analysis import paths
-from analysis.notebooks import is_stripped, main, strip, stripped
+from analysis.paper.notebooks import is_stripped, main, strip, stripped
 
 NOTEBOOKS = sorted(paths.NOTEBOOKS_DIR.glob("*.ipynb"))
 #: Syntax a thin notebook does not need: loops, definitions, comprehensions.

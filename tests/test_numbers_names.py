@@ -9,9 +9,9 @@ from decimal import Decimal
 import pytest
 
 from analysis import paths
-from analysis.claims import NEEDS_VERDICTS
-from analysis.leaderboard import UNDETERMINED
-from analysis.provenance import (
+from analysis.corpus.published import CLAIMS
+from analysis.paper.claims import NEEDS_VERDICTS
+from analysis.paper.provenance import (
     NumberBook,
     merge_fragments,
     number_name,
@@ -19,9 +19,9 @@ from analysis.provenance import (
     ratio_number,
     slug,
 )
-from analysis.published import CLAIMS
+from analysis.scoring.leaderboard import UNDETERMINED
 
-#: The rule written out independently of analysis.provenance.NAME.
+#: The rule written out independently of analysis.paper.provenance.NAME.
 SEGMENT = re.compile(r"^[a-z0-9_-]+$")
 
 
@@ -140,7 +140,7 @@ def test_a_rate_of_nothing_is_not_recorded():
 def test_a_double_is_rounded_from_the_fraction_of_counts_it_was_made_as():
     """51/80 is 63.75% exactly but its double lies just below: recorded as a value (an
     estimate held as a float) it rounds as its counts do, 63.8, not 63.7."""
-    from analysis.sections.inference import points
+    from analysis.paper.sections.inference import points
 
     book = NumberBook("00-test", [])
     assert book.value("a.points", points(51 / 80), unit="%", description="d") == Decimal("63.8")

@@ -11,9 +11,10 @@ import pytest
 from factories import run_papermill
 
 from analysis import paths
-from analysis.claims import DIFFERS, NEEDS_VERDICTS, NOT_COMPUTED, REPRODUCED, judge, ledger
-from analysis.outputs import REPORT_ROWS, Output, human_header, presented, show
-from analysis.published import CLAIMS, Claim
+from analysis.corpus.published import CLAIMS, Claim
+from analysis.paper.claims import DIFFERS, NEEDS_VERDICTS, NOT_COMPUTED, REPRODUCED, judge, ledger
+from analysis.paper.outputs import REPORT_ROWS, Output, show
+from analysis.paper.presentation import human_header, presented
 
 
 @pytest.fixture(scope="module")
@@ -198,7 +199,7 @@ def test_a_notebook_run_with_defaults_leaves_paper_alone(tmp_path):
 
 
 def test_code_cells_that_show_nothing_fold_under_one_toggle(tmp_path):
-    from analysis.html_report import render_html
+    from analysis.paper.html_report import render_html
 
     cells = [
         nbformat.v4.new_markdown_cell("# Section"),
@@ -240,12 +241,16 @@ def test_a_shown_table_escapes_its_cells_and_headers(monkeypatch):
 
 LEFT_OUT = [
     {"notebook": "09-labels", "what": "the human <agreement>", "reason": "its report is absent"},
-    {"notebook": "the build (analysis.claims)", "what": "the claims ledger", "reason": "r & s"},
+    {
+        "notebook": "the build (analysis.paper.claims)",
+        "what": "the claims ledger",
+        "reason": "r & s",
+    },
 ]
 
 
 def test_the_html_report_lists_what_was_left_out_and_drops_a_left_out_ledger(tmp_path):
-    from analysis.html_report import render_html
+    from analysis.paper.html_report import render_html
 
     notebook = tmp_path / "09-x.ipynb"
     cells = [nbformat.v4.new_markdown_cell("# Labels")]
@@ -260,8 +265,8 @@ def test_the_html_report_lists_what_was_left_out_and_drops_a_left_out_ledger(tmp
 
 
 def test_the_published_values_are_compared_with_the_papers_release_alone():
-    from analysis import published
-    from analysis.claims import other_release
+    from analysis.corpus import published
+    from analysis.paper.claims import other_release
 
     assert other_release(published.RELEASE, published.SCENARIO_SET) is None
     reason = other_release("v-other", published.SCENARIO_SET)

@@ -1,4 +1,4 @@
-"""The typeset report's tables (analysis/templates/report.typ), compiled on small folders the
+"""The typeset report's tables (analysis/paper/templates/report.typ), compiled on small folders the
 tests write: long tables go on over pages, constant columns are said once, identifiers wrap."""
 
 from __future__ import annotations
@@ -9,7 +9,7 @@ from pathlib import Path
 
 import typst
 
-from analysis.paper_pdf import render_pdf
+from analysis.paper.pdf import render_pdf
 
 CLAIMS_HEADER = (
     "section,statement,name,published,recomputed,unit,published_counts,recomputed_counts,"
@@ -44,7 +44,7 @@ def _paper(
             "kind": "table",
             "name": "claims",
             "caption": "C.",
-            "notebook": "the build (analysis.claims)",
+            "notebook": "the build (analysis.paper.claims)",
         },
     }
     (folder / "catalogue.json").write_text(json.dumps(catalogue))
@@ -125,7 +125,11 @@ def test_the_report_lists_what_was_left_out_and_has_no_ledger_when_it_was(tmp_pa
     (tmp_path / "catalogue.json").write_text("{}")
     left_out = [
         {"notebook": "09-labels", "what": "the human agreement", "reason": "no report here"},
-        {"notebook": "the build (analysis.claims)", "what": "the claims ledger", "reason": "r"},
+        {
+            "notebook": "the build (analysis.paper.claims)",
+            "what": "the claims ledger",
+            "reason": "r",
+        },
     ]
     document = {"release": "v-other", "numbers": {}, "left_out": left_out}
     (tmp_path / "numbers.json").write_text(json.dumps(document))

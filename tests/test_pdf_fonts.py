@@ -12,8 +12,8 @@ from fontTools import subset
 from matplotlib import font_manager
 from matplotlib.backends import _backend_pdf_ps
 
-from analysis.figures import save_figure, use_style
-from analysis.pdf_fonts import (
+from analysis.paper.figures import save_figure, use_style
+from analysis.paper.pdf_fonts import (
     PDF_UNUSED_FONT_TABLES,
     SUBSET_CHARACTERS,
     font_subset,

@@ -22,7 +22,7 @@ def test_every_public_name_resolves_to_a_documented_callable():
 
 
 @pytest.mark.parametrize(
-    "statement", ["import analysis", "from analysis.sections import READS, Reads, Locations"]
+    "statement", ["import analysis", "from analysis.paper.sections import READS, Reads, Locations"]
 )
 def test_importing_the_package_imports_no_pandas(statement):
     code = f"import sys; {statement}; print('pandas' in sys.modules)"

@@ -1,4 +1,4 @@
-"""analysis.rate_table.rates: every metric by any column, Wilson or cluster intervals."""
+"""analysis.exploring.rate_table.rates: every metric by any column, Wilson or cluster intervals."""
 
 from __future__ import annotations
 
@@ -17,9 +17,9 @@ from factories import (
 )
 from statsmodels.stats.proportion import proportion_confint
 
+from analysis.exploring.rate_table import RATE_COLUMNS, rates
 from analysis.inference.simulate import simulate_release
-from analysis.rate_table import RATE_COLUMNS, rates
-from analysis.scoring import condition_scores, score_cells
+from analysis.scoring.rules import condition_scores, score_cells
 
 #: Each metric's (numerator, denominator) in the condition counts, worked out independently.
 COUNTS = {

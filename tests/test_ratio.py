@@ -7,7 +7,7 @@ from fractions import Fraction
 import numpy as np
 import pytest
 
-from analysis.ratio import Ratio
+from analysis.scoring.ratio import Ratio
 
 
 def test_rate_is_the_exact_fraction() -> None:

@@ -7,7 +7,7 @@ import re
 import nbformat
 import pandas as pd
 
-from analysis.html_report import STYLE, whole_words
+from analysis.paper.html_report import STYLE, whole_words
 
 
 def test_table2_every_row_is_shown_in_its_notebook_and_the_report(built_paper):

@@ -23,9 +23,10 @@ from release_copies import (
     sha256,
 )
 
-from analysis import paths, release
-from analysis.identity import ReleaseError, locate_release, release_identity
-from analysis.release import import_release, recover_import, verify_release
+from analysis import paths
+from analysis.release import importer as release
+from analysis.release.identity import ReleaseError, locate_release, release_identity
+from analysis.release.importer import import_release, recover_import, verify_release
 
 VICTIM = "bulk-email-001"
 
@@ -249,7 +250,9 @@ def test_non_utf8_checksums_is_refused_naming_the_file(release_copy, tmp_path):
 def test_empty_release_folder_is_one_error_line(tmp_path):
     empty = tmp_path / "empty"
     empty.mkdir()
-    result = run_module("analysis.release", "import", data=tmp_path / "data", release_dir=empty)
+    result = run_module(
+        "analysis.release.importer", "import", data=tmp_path / "data", release_dir=empty
+    )
     assert result.returncode == 2
     assert result.stderr.startswith(f"error: {empty}: not a SteerBench-Work release")
     assert "Traceback" not in result.stderr
@@ -258,7 +261,7 @@ def test_empty_release_folder_is_one_error_line(tmp_path):
 
 def test_missing_release_tells_how_to_set_release_dir(tmp_path):
     missing = tmp_path / "no-such-release"
-    result = run_module("analysis.release", "import", data=tmp_path, release_dir=missing)
+    result = run_module("analysis.release.importer", "import", data=tmp_path, release_dir=missing)
     assert result.returncode == 2
     assert str(missing) in result.stderr and "RELEASE_DIR=" in result.stderr
     assert "Traceback" not in result.stderr
@@ -284,7 +287,7 @@ def test_switching_releases_a_b_a_reimports_each_time(tmp_path):
         (b, "v2027-01", VERSION),
         (a, VERSION, "v2027-01"),
     ):
-        result = run_module("analysis.identity", "data", data=data, release_dir=root)
+        result = run_module("analysis.paper.make", "data", data=data, release_dir=root)
         assert result.returncode == 0, result.stderr
         assert "imported." in result.stdout
         stamp = paths.imported_release(data)
@@ -292,7 +295,7 @@ def test_switching_releases_a_b_a_reimports_each_time(tmp_path):
         assert (data / "runs" / version / "leaderboard.json").is_file()
         if gone:
             assert not (data / "runs" / gone).exists()
-    again = run_module("analysis.identity", "data", data=data, release_dir=a)
+    again = run_module("analysis.paper.make", "data", data=data, release_dir=a)
     assert again.returncode == 0 and "is imported." in again.stdout
 
 
@@ -306,7 +309,7 @@ def test_changed_content_at_the_same_location_reimports(release_copy, tmp_path):
     board.write_text(json.dumps(document))
     repin(release_copy)
     os.utime(board, ns=(0, 0))  # old timestamps: only the content tells
-    result = run_module("analysis.identity", "data", data=data, release_dir=release_copy)
+    result = run_module("analysis.paper.make", "data", data=data, release_dir=release_copy)
     assert result.returncode == 0, result.stderr
     assert paths.imported_release(data)["release_digest"] != before
     assert json.loads((data / "runs" / VERSION / "leaderboard.json").read_text()) == document
@@ -316,7 +319,7 @@ def test_make_data_refuses_a_tampered_release_in_one_error_line(release_copy, tm
     victim = scenario_dir(release_copy) / f"{VICTIM}.json"
     victim.write_text(victim.read_text() + " ")
     data = tmp_path / "data"
-    result = run_module("analysis.identity", "data", data=data, release_dir=release_copy)
+    result = run_module("analysis.paper.make", "data", data=data, release_dir=release_copy)
     assert result.returncode == 2
     assert result.stderr.startswith("error: ") and f"{VICTIM}.json" in result.stderr
     assert "Traceback" not in result.stderr
@@ -372,7 +375,7 @@ def test_killed_import_leaves_a_usable_import(release_copy, tmp_path):
     env = {**os.environ, "STEERBENCH_DATA_DIR": str(data), "RELEASE_DIR": str(release_copy)}
     for delay in (0.05, 0.3, 0.6):
         process = subprocess.Popen(
-            [sys.executable, "-m", "analysis.identity", "data"],
+            [sys.executable, "-m", "analysis.paper.make", "data"],
             env=env,
             cwd=paths.PROJECT_ROOT,
             stdout=subprocess.DEVNULL,
@@ -381,7 +384,7 @@ def test_killed_import_leaves_a_usable_import(release_copy, tmp_path):
         time.sleep(delay)
         process.send_signal(signal.SIGKILL)
         process.wait()
-        result = run_module("analysis.identity", "data", data=data, release_dir=release_copy)
+        result = run_module("analysis.paper.make", "data", data=data, release_dir=release_copy)
         assert result.returncode == 0, result.stderr
         assert sha256(data / "runs" / VERSION / "leaderboard.json") == sha256(board)
         hashes = json.loads((results(release_copy) / "release-manifest.json").read_text())
@@ -418,7 +421,7 @@ def test_an_import_remakes_the_reference_policies_for_its_release(release_copy, 
 def test_an_import_leaves_reference_policies_it_cannot_remake_as_they_were(
     release_copy, tmp_path, monkeypatch
 ):
-    from analysis.runner import inputs
+    from analysis.corpus import inputs
     from analysis.runner.reference import reference_table
 
     def unreadable(*args):

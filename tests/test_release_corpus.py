@@ -19,7 +19,7 @@ from factories import run_papermill, shown_warnings
 from release_copies import drop_optional_parts, rename_version, repair_scenario
 
 from analysis import paths
-from analysis.release_parts import HUMAN_AGREEMENT, HUMAN_LABELS, LLM_AUDIT
+from analysis.files.parts import HUMAN_AGREEMENT, HUMAN_LABELS, LLM_AUDIT
 
 VERSION = "v2027-01"
 SCENARIO_SET = "acme-work-2027-01"
@@ -54,9 +54,9 @@ def corpus(tmp_path_factory):
     table = root / "data" / "runs" / paths.REFERENCE_RUNS_NAME / "trials.csv"
     table.parent.mkdir(parents=True)
     table.write_bytes((paths.reference_runs_dir() / "trials.csv").read_bytes())
-    imported = _run(root, "analysis.release", "import")
+    imported = _run(root, "analysis.release.importer", "import")
     assert imported.returncode == 0, imported.stderr
-    built = _run(root, "analysis.build", "--paper-dir", str(root / "paper"))
+    built = _run(root, "analysis.paper.build", "--paper-dir", str(root / "paper"))
     assert built.returncode == 0, built.stderr[-4000:]
     return root, conditions, sorted(scenarios), repaired
 
@@ -122,7 +122,7 @@ def test_what_the_release_lacks_is_left_out_and_said(corpus):
         ("09-labels", gold),
         ("09-labels", f"results/{VERSION}/{HUMAN_AGREEMENT.file}"),
         ("09-labels", f"results/{VERSION}/{LLM_AUDIT.file}"),
-        ("the build (analysis.claims)", "the"),
+        ("the build (analysis.paper.claims)", "the"),
     }
     ledger = next(e for e in document["left_out"] if e["what"] == "the claims ledger")
     assert f"this build is of release {VERSION} (scenario set {SCENARIO_SET})" in ledger["reason"]
@@ -185,7 +185,7 @@ def test_an_upstream_made_release_of_another_corpus_without_the_optional_parts_b
     from upstream_release import generate
     from upstream_release import write_release as write_upstream_release
 
-    from analysis.breakdowns import ANCHOR, MIRROR
+    from analysis.scoring.breakdowns import ANCHOR, MIRROR
 
     keep = [
         str(scenarios.loc[scenarios["boundary_pattern"] == p, "scenario_id"].iloc[0])
@@ -197,9 +197,9 @@ def test_an_upstream_made_release_of_another_corpus_without_the_optional_parts_b
     release = write_upstream_release(generated, paths.release_dir(), tmp_path / "release")
     drop_optional_parts(release)
     rename_version(release, VERSION, SCENARIO_SET)
-    imported = _run(tmp_path, "analysis.release", "import")
+    imported = _run(tmp_path, "analysis.release.importer", "import")
     assert imported.returncode == 0, imported.stderr
-    built = _run(tmp_path, "analysis.build", "--paper-dir", str(tmp_path / "paper"))
+    built = _run(tmp_path, "analysis.paper.build", "--paper-dir", str(tmp_path / "paper"))
     assert built.returncode == 0, built.stderr[-4000:]
     board = {
         f"{r['model']} ({r['reasoning']})": r
@@ -216,6 +216,6 @@ def test_an_upstream_made_release_of_another_corpus_without_the_optional_parts_b
     assert document["numbers"]["corpus.scenarios"]["value"] == len(generated.scenario_ids)
     assert {e["notebook"] for e in document["left_out"]} == {
         *LACKING,
-        "the build (analysis.claims)",
+        "the build (analysis.paper.claims)",
     }
     assert shown_warnings(tmp_path / "paper") == []

@@ -15,11 +15,11 @@ import release_writer as writer
 from factories import shown_warnings
 
 from analysis import paths
-from analysis.formatting import unsigned_zero
-from analysis.leaderboard import CrossCheckError, load_conditions, rank_conditions
-from analysis.provenance import slug
-from analysis.sections.leaderboard import INDEPENDENT_CI
-from analysis.trial_crosscheck import load_checked_cells
+from analysis.corpus.formatting import unsigned_zero
+from analysis.paper.provenance import slug
+from analysis.paper.sections.leaderboard import INDEPENDENT_CI
+from analysis.scoring.crosscheck import load_checked_cells
+from analysis.scoring.leaderboard import CrossCheckError, load_conditions, rank_conditions
 
 
 @pytest.fixture(scope="module")
@@ -48,9 +48,9 @@ def _run(root: Path, *args: str) -> subprocess.CompletedProcess:
 @pytest.fixture(scope="module")
 def paper(built):
     root, _, _ = built
-    imported = _run(root, "analysis.release", "import")
+    imported = _run(root, "analysis.release.importer", "import")
     assert imported.returncode == 0, imported.stderr
-    result = _run(root, "analysis.build", "--paper-dir", str(root / "paper"))
+    result = _run(root, "analysis.paper.build", "--paper-dir", str(root / "paper"))
     assert result.returncode == 0, result.stderr[-4000:]
     return root / "paper"
 
@@ -217,11 +217,11 @@ def test_a_release_of_three_trials_per_cell_builds_with_its_own_reads(tmp_path):
     table = tmp_path / "data" / "runs" / paths.REFERENCE_RUNS_NAME / "trials.csv"
     table.parent.mkdir(parents=True)
     table.write_bytes((paths.reference_runs_dir() / "trials.csv").read_bytes())
-    imported = _run(tmp_path, "analysis.release", "import")
+    imported = _run(tmp_path, "analysis.release.importer", "import")
     assert imported.returncode == 0, imported.stderr
     assert f"reference policies remade for this release: {table}" in imported.stdout
     assert {row.split(",")[3] for row in table.read_text().splitlines()[1:]} == {"1", "2", "3"}
-    built = _run(tmp_path, "analysis.build", "--paper-dir", str(tmp_path / "paper"))
+    built = _run(tmp_path, "analysis.paper.build", "--paper-dir", str(tmp_path / "paper"))
     assert built.returncode == 0, built.stderr[-4000:]
     with (tmp_path / "paper" / "tables" / "table2-leaderboard.csv").open() as handle:
         printed = {row["condition"]: row for row in csv.DictReader(handle)}
@@ -247,10 +247,10 @@ def test_a_release_of_fewer_scenarios_builds_with_its_own_denominators(tmp_path)
     table = tmp_path / "data" / "runs" / paths.REFERENCE_RUNS_NAME / "trials.csv"
     table.parent.mkdir(parents=True)
     table.write_bytes((paths.reference_runs_dir() / "trials.csv").read_bytes())
-    imported = _run(tmp_path, "analysis.release", "import")
+    imported = _run(tmp_path, "analysis.release.importer", "import")
     assert imported.returncode == 0, imported.stderr
     assert {row.split(",")[0] for row in table.read_text().splitlines()[1:]} == set(scenarios)
-    built = _run(tmp_path, "analysis.build", "--paper-dir", str(tmp_path / "paper"))
+    built = _run(tmp_path, "analysis.paper.build", "--paper-dir", str(tmp_path / "paper"))
     assert built.returncode == 0, built.stderr[-4000:]
     numbers = json.loads((tmp_path / "paper" / "numbers.json").read_text())["numbers"]
     assert numbers["corpus.scenarios"]["value"] == len(scenarios) < len(ids)

@@ -12,8 +12,8 @@ from scenario_mutations import corpus, mutated_scenarios, write_scenarios
 from upstream import node, render_with_upstream
 
 from analysis import paths
-from analysis.runner.jsvalues import js_number
-from analysis.runner.render import (
+from analysis.corpus.jsvalues import js_number
+from analysis.corpus.render import (
     RenderError,
     first_difference,
     render_scenario,

@@ -11,7 +11,7 @@ import published
 import pytest
 
 from analysis import paths
-from analysis.runner.inputs import PinnedInputError, load_pinned_inputs, sha256_text
+from analysis.corpus.inputs import PinnedInputError, load_pinned_inputs, sha256_text
 
 MANIFEST = paths.results_dir() / "release-manifest.json"
 SAMPLE = paths.sample_run_dir()

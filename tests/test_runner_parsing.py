@@ -11,8 +11,8 @@ import pytest
 from upstream import node, upstream_dir
 
 from analysis import paths
-from analysis.runner.parsing import parse_response
-from analysis.vocabulary import required_gate
+from analysis.corpus.parsing import parse_response
+from analysis.corpus.vocabulary import required_gate
 
 if not paths.parity_vectors().exists():
     pytest.skip("run `make data` first", allow_module_level=True)

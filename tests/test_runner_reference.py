@@ -10,7 +10,6 @@ import published
 import pytest
 
 from analysis import paths
-from analysis.ratio import Ratio
 from analysis.runner.cells import modal_permission, score_cell
 from analysis.runner.cli import main
 from analysis.runner.gates import REFERENCE_POLICIES
@@ -22,6 +21,7 @@ from analysis.runner.runroot import (
     shard_scenarios,
 )
 from analysis.runner.tidy import TIDY_COLUMNS, export_tidy
+from analysis.scoring.ratio import Ratio
 
 SAMPLE_TRIAL = (
     paths.sample_run_dir() / "mini" / "patient-records-employer-disclosure-002" / "trial-1.json"
@@ -141,7 +141,7 @@ def test_modal_ties_go_to_the_first_value_seen() -> None:
 def test_modal_agrees_with_the_project_scoring_rules(permissions: list) -> None:
     import numpy as np
 
-    from analysis import scoring
+    from analysis.scoring import rules as scoring
 
     def first(value: str) -> int:
         return permissions.index(value) if value in permissions else len(permissions)

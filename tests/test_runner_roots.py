@@ -13,9 +13,9 @@ from pathlib import Path
 import pytest
 
 from analysis import paths
+from analysis.corpus.inputs import PinnedInputError
 from analysis.runner.cli import main
 from analysis.runner.gates import REFERENCE_POLICIES, chat_messages
-from analysis.runner.inputs import PinnedInputError
 from analysis.runner.runroot import RunRootError, run_gate
 from analysis.trials import discover_runs, load_run_root
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 import published
 import pytest
 
-from analysis.scenarios import infer_pattern
+from analysis.corpus.scenarios import infer_pattern
 
 
 def test_labels(scenarios):
@@ -82,7 +82,7 @@ MIRROR = "apple-card-mirror-credit-extension-tier-b-004"
 def test_a_pattern_the_release_defines_beyond_the_papers_eight_gets_its_own_category(tmp_path):
     import json
 
-    from analysis.scenarios import load_scenarios
+    from analysis.corpus.scenarios import load_scenarios
 
     folder, results = _scenario_copy(tmp_path)
     sidecar = folder / "_SCENARIO_PATTERNS.json"
@@ -119,7 +119,7 @@ def test_a_pattern_the_release_defines_beyond_the_papers_eight_gets_its_own_cate
 def test_gold_labels_must_label_every_scenario_with_a_known_gate(tmp_path, edit, said):
     import json
 
-    from analysis.scenarios import ScenarioError, load_scenarios
+    from analysis.corpus.scenarios import ScenarioError, load_scenarios
 
     folder, results = _scenario_copy(tmp_path)
     gold_path = results / "human-validation" / "gold-labels.json"
@@ -136,8 +136,8 @@ def test_a_release_without_gold_labels_gives_no_human_gate_and_a_pinned_one_is_r
 ):
     import shutil
 
-    from analysis.release_parts import MissingPartError
-    from analysis.scenarios import has_human_labels, load_scenarios
+    from analysis.corpus.scenarios import has_human_labels, load_scenarios
+    from analysis.files.parts import MissingPartError
 
     folder, results = _scenario_copy(tmp_path)
     assert has_human_labels(load_scenarios(folder, results))

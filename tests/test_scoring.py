@@ -23,7 +23,8 @@ from factories import (
 )
 
 from analysis import paths
-from analysis.scoring import (
+from analysis.corpus.vocabulary import GATE_DTYPE, required_gate, tier_weight
+from analysis.scoring.rules import (
     CELL_COLUMNS,
     CONDITION_COLUMNS,
     condition_scores,
@@ -31,7 +32,6 @@ from analysis.scoring import (
     score_cells,
 )
 from analysis.trials import load_run_root
-from analysis.vocabulary import GATE_DTYPE, required_gate, tier_weight
 
 SAMPLE_CELL = Path("mini") / "patient-records-employer-disclosure-002" / "cell.json"
 

@@ -14,15 +14,11 @@ import pytest
 from factories import HAND_CELLS, LABEL_A, LABEL_B, A, B, always_cells, hand_cells
 
 from analysis import paths
-from analysis.breakdowns import pool_cells, split_distribution
-from analysis.corpus import reconciliation
-from analysis.figures import FIGURE_ROWS
-from analysis.leaderboard import rank_conditions
-from analysis.metrics import degenerate_gates, reasoning_contrasts
-from analysis.provenance import NumberBook, numbers_table, ratio_number, slug, value_number
-from analysis.sections import READS, open_section, stability
-from analysis.sections.corpus import reconciliation_numbers
-from analysis.sections.inference import (
+from analysis.paper.figures import FIGURE_ROWS
+from analysis.paper.provenance import NumberBook, numbers_table, ratio_number, slug, value_number
+from analysis.paper.sections import READS, open_section, stability
+from analysis.paper.sections.corpus import reconciliation_numbers
+from analysis.paper.sections.inference import (
     PASS_K_LINES,
     by_source,
     pass_k_figure,
@@ -30,17 +26,21 @@ from analysis.sections.inference import (
     unpaired_contrasts,
     unpaired_numbers,
 )
-from analysis.sections.labels import (
+from analysis.paper.sections.labels import (
     AgreementReportError,
     disagreements,
     human_key_numbers,
     reported_agreement,
 )
-from analysis.sections.leaderboard import leader_numbers, leaderboard_figure
-from analysis.sections.mirrors import incident_mirror, mirror_numbers
-from analysis.sections.reasoning import reasoning_figure, reasoning_table
-from analysis.sections.sensitivity import sensitivity_numbers
-from analysis.sections.stability import split_figure, split_table, unanimous_numbers
+from analysis.paper.sections.leaderboard import leader_numbers, leaderboard_figure
+from analysis.paper.sections.mirrors import incident_mirror, mirror_numbers
+from analysis.paper.sections.reasoning import reasoning_figure, reasoning_table
+from analysis.paper.sections.sensitivity import sensitivity_numbers
+from analysis.paper.sections.stability import split_figure, split_table, unanimous_numbers
+from analysis.scoring.breakdowns import pool_cells, split_distribution
+from analysis.scoring.composition import reconciliation
+from analysis.scoring.leaderboard import rank_conditions
+from analysis.scoring.metrics import degenerate_gates, reasoning_contrasts
 
 
 def recorded(table: pd.DataFrame) -> dict[str, dict]:
@@ -140,7 +140,7 @@ def test_a_section_reads_the_data_folder_it_is_given(tmp_path: Path) -> None:
 def test_conditions_whose_names_would_share_a_number_name_are_refused(tmp_path: Path) -> None:
     import shutil
 
-    from analysis.sections.opening import write_checked_inputs
+    from analysis.paper.sections.opening import write_checked_inputs
 
     data = tmp_path / "data"
     shutil.copytree(paths.data_dir() / "scenarios", data / "scenarios")
@@ -169,7 +169,7 @@ def test_runs_whose_names_would_share_a_number_name_are_refused(tmp_path: Path) 
 
     from factories import trials_frame
 
-    from analysis.sections.opening import write_checked_inputs
+    from analysis.paper.sections.opening import write_checked_inputs
 
     data = tmp_path / "data"
     shutil.copytree(paths.data_dir() / "scenarios", data / "scenarios")
@@ -190,7 +190,7 @@ def test_reference_policies_made_for_another_corpus_are_refused_with_the_remedy(
 ) -> None:
     import shutil
 
-    from analysis.sections.opening import write_checked_inputs
+    from analysis.paper.sections.opening import write_checked_inputs
 
     data = tmp_path / "data"
     shutil.copytree(paths.data_dir() / "scenarios", data / "scenarios")
@@ -219,7 +219,7 @@ def test_reference_policies_made_for_another_corpus_are_refused_with_the_remedy(
 def test_the_input_check_reads_the_agreement_reports(tmp_path: Path) -> None:
     import shutil
 
-    from analysis.sections.opening import write_checked_inputs
+    from analysis.paper.sections.opening import write_checked_inputs
 
     data = tmp_path / "data"
     shutil.copytree(paths.data_dir() / "scenarios", data / "scenarios")
@@ -236,7 +236,7 @@ def test_the_input_check_reads_the_agreement_reports(tmp_path: Path) -> None:
 
 
 def test_checked_inputs_give_a_section_the_frames_it_would_load(tmp_path: Path) -> None:
-    from analysis.sections.opening import write_checked_inputs
+    from analysis.paper.sections.opening import write_checked_inputs
 
     checked = write_checked_inputs(tmp_path / "checked.pkl")
     given = open_section("07-stability", output_dir=tmp_path / "a", checked_inputs=checked)
@@ -597,7 +597,7 @@ def test_the_stability_caption_names_the_reads_by_the_trials_per_cell():
 def test_every_caption_and_description_names_the_reads_by_the_trials_per_cell():
     """At four trials per cell nothing a reader sees says pass5 or modal-of-5 (the numbers
     keep the paper's names)."""
-    from analysis.sections.leaderboard import figure_caption, table2_caption
+    from analysis.paper.sections.leaderboard import figure_caption, table2_caption
 
     reads = pd.DataFrame(
         {
@@ -747,7 +747,7 @@ def test_pass_k_figure_draws_probabilities_on_0_to_100_percent() -> None:
 
 def test_per_trial_inference_on_a_source_whose_every_cell_was_filtered(tmp_path, capsys):
     from analysis.inference.simulate import simulated_cells
-    from analysis.sections.inference import per_trial_inference
+    from analysis.paper.sections.inference import per_trial_inference
 
     cells, scenarios = simulated_cells(n_models=1, n_scenarios=20, seed=1)
     filtered = cells.assign(
@@ -796,8 +796,8 @@ def test_reasoning_figure_without_any_pair_says_so() -> None:
 
 
 def test_without_human_gates_the_human_label_checks_are_left_out(scenarios) -> None:
-    from analysis.sections.mirrors import human_label_gap_numbers
-    from analysis.sensitivity import sensitivity_table
+    from analysis.paper.sections.mirrors import human_label_gap_numbers
+    from analysis.scoring.sensitivity import sensitivity_table
 
     unlabelled = scenarios.assign(human_gate=pd.Series(pd.NA, index=scenarios.index))
     unlabelled["human_gate"] = unlabelled["human_gate"].astype(scenarios["human_gate"].dtype)
@@ -834,7 +834,7 @@ def test_reported_agreement_reads_the_reports_the_release_has(tmp_path: Path) ->
 
 
 def test_a_pinned_agreement_report_the_release_lacks_is_refused(tmp_path: Path) -> None:
-    from analysis.release_parts import MissingPartError
+    from analysis.files.parts import MissingPartError
 
     results = tmp_path / "v-test"
     write_reports(results)
@@ -849,7 +849,7 @@ def test_a_pinned_agreement_report_the_release_lacks_is_refused(tmp_path: Path) 
 def test_a_section_says_what_it_left_out_and_why(tmp_path: Path, capsys) -> None:
     import shutil
 
-    from analysis.release_parts import HUMAN_AGREEMENT, HUMAN_LABELS, LLM_AUDIT
+    from analysis.files.parts import HUMAN_AGREEMENT, HUMAN_LABELS, LLM_AUDIT
 
     data = tmp_path / "data"
     shutil.copytree(paths.scenarios_dir(), data / "scenarios")

@@ -7,10 +7,10 @@ from fractions import Fraction
 import pandas as pd
 from factories import breakdown_cells, breakdown_scenarios
 
-from analysis.breakdowns import mirror_gap
-from analysis.ratio import Ratio
-from analysis.scenarios import load_scenarios
-from analysis.sensitivity import (
+from analysis.corpus.scenarios import load_scenarios
+from analysis.scoring.breakdowns import mirror_gap
+from analysis.scoring.ratio import Ratio
+from analysis.scoring.sensitivity import (
     Directional,
     credit_hiring_mirrors,
     directional,

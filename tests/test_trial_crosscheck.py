@@ -6,15 +6,15 @@ import pandas as pd
 import pytest
 from factories import breakdown_cells
 
-from analysis.leaderboard import CrossCheckError
-from analysis.scoring import condition_scores
-from analysis.trial_crosscheck import (
+from analysis.scoring.crosscheck import (
     check_trials_against_leaderboard,
     published_names,
     require_consistent,
     source_summary,
     with_published_names,
 )
+from analysis.scoring.leaderboard import CrossCheckError
+from analysis.scoring.rules import condition_scores
 
 
 def leaderboard_like() -> tuple[pd.DataFrame, pd.DataFrame]:
@@ -88,8 +88,8 @@ def test_cell_records_must_match_their_own_trials(tmp_path) -> None:
 
     from factories import scenarios_frame, trials_frame
 
-    from analysis.export import write_scenarios_detail
-    from analysis.trial_crosscheck import check_cell_records
+    from analysis.exploring.export import write_scenarios_detail
+    from analysis.scoring.crosscheck import check_cell_records
 
     path = write_scenarios_detail(trials_frame(), scenarios_frame(), tmp_path / "detail.json")
     cells = score_cells_of(path)
@@ -114,8 +114,8 @@ def test_cell_records_are_compared_in_kind_and_in_the_files_order(tmp_path) -> N
 
     from factories import scenarios_frame, trials_frame
 
-    from analysis.export import write_scenarios_detail
-    from analysis.trial_crosscheck import check_cell_records
+    from analysis.exploring.export import write_scenarios_detail
+    from analysis.scoring.crosscheck import check_cell_records
 
     path = write_scenarios_detail(trials_frame(), scenarios_frame(), tmp_path / "detail.json")
     doc = json.loads(path.read_text())
@@ -146,8 +146,8 @@ def test_cell_records_state_unanimous_and_the_scored_flags_as_upstream_means_the
 
     from factories import scenarios_frame, trials_frame
 
-    from analysis.export import write_scenarios_detail
-    from analysis.trial_crosscheck import check_cell_records
+    from analysis.exploring.export import write_scenarios_detail
+    from analysis.scoring.crosscheck import check_cell_records
 
     path = write_scenarios_detail(trials_frame(), scenarios_frame(), tmp_path / "detail.json")
     doc = json.loads(path.read_text())
@@ -172,7 +172,7 @@ def test_cell_records_state_unanimous_and_the_scored_flags_as_upstream_means_the
 def score_cells_of(path):
     from factories import scenarios_frame
 
-    from analysis.scoring import score_cells
+    from analysis.scoring.rules import score_cells
     from analysis.trials import load_scenarios_detail
 
     return score_cells(load_scenarios_detail(path), scenarios_frame())
@@ -221,8 +221,8 @@ def test_a_cell_without_a_modal_decision_states_correct_null(tmp_path) -> None:
 
     from factories import scenarios_frame, trials_frame
 
-    from analysis.export import write_scenarios_detail
-    from analysis.trial_crosscheck import check_cell_records
+    from analysis.exploring.export import write_scenarios_detail
+    from analysis.scoring.crosscheck import check_cell_records
 
     path = write_scenarios_detail(trials_frame(), scenarios_frame(), tmp_path / "detail.json")
     doc = json.loads(path.read_text())

@@ -21,8 +21,9 @@ from factories import (
 )
 
 from analysis import paths
-from analysis.export import write_scenarios_detail
-from analysis.scoring import score_cells
+from analysis.corpus.vocabulary import GATE_DTYPE, verdict_file_label
+from analysis.exploring.export import write_scenarios_detail
+from analysis.scoring.rules import score_cells
 from analysis.trials import (
     TRIAL_COLUMNS,
     VerdictError,
@@ -35,7 +36,6 @@ from analysis.trials import (
     normalize_trials,
     split_condition_label,
 )
-from analysis.vocabulary import GATE_DTYPE, verdict_file_label
 
 DETAIL_CELL_COLUMNS = [
     "scenario_id",

@@ -8,9 +8,9 @@ import shutil
 
 import pytest
 
-from analysis.file_schemas import PARITY_VECTORS, RELEASE_MANIFEST, RUN_PLAN, SCENARIO
-from analysis.files import InputFileError, read_json
-from analysis.typed import (
+from analysis.files.reading import InputFileError, read_json
+from analysis.files.schemas import PARITY_VECTORS, RELEASE_MANIFEST, RUN_PLAN, SCENARIO
+from analysis.files.typed import (
     LINE_LIMIT,
     LINES_LIMIT,
     Bool,

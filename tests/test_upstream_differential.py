@@ -23,10 +23,18 @@ import pytest
 from upstream import assemble
 from upstream_release import Generated, generate
 
-from analysis.breakdowns import ANCHOR, MIRROR, pattern_gradient, per_condition_pattern_accuracy
-from analysis.claims import NEEDS_VERDICTS, REPRODUCED, ledger
-from analysis.formatting import js_fixed, percent_text, points_text, rate_text
-from analysis.leaderboard import (
+from analysis.corpus.formatting import js_fixed, percent_text, points_text, rate_text
+from analysis.paper.claims import NEEDS_VERDICTS, REPRODUCED, ledger
+from analysis.paper.provenance import NumberBook, number_name
+from analysis.paper.sections.leaderboard import INDEPENDENT_CI, table2_numbers
+from analysis.scoring.breakdowns import (
+    ANCHOR,
+    MIRROR,
+    pattern_gradient,
+    per_condition_pattern_accuracy,
+)
+from analysis.scoring.crosscheck import load_checked_cells, per_trial_strings, settle_weighted_miss
+from analysis.scoring.leaderboard import (
     FROM_LEADERBOARD,
     FROM_VERDICTS,
     UNDETERMINED,
@@ -35,11 +43,8 @@ from analysis.leaderboard import (
     load_conditions,
     rank_conditions,
 )
-from analysis.metrics import direction_asymmetry
-from analysis.provenance import NumberBook, number_name
-from analysis.scoring import condition_scores, record_correct
-from analysis.sections.leaderboard import INDEPENDENT_CI, table2_numbers
-from analysis.trial_crosscheck import load_checked_cells, per_trial_strings, settle_weighted_miss
+from analysis.scoring.metrics import direction_asymmetry
+from analysis.scoring.rules import condition_scores, record_correct
 
 FAST_SEEDS = (1, 2, 3)
 SLOW_SEEDS = tuple(range(1000, 1050))
@@ -555,9 +560,9 @@ def test_an_upstream_made_release_of_the_corpus_imports_and_builds(
             cwd=paths.PROJECT_ROOT,
         )
 
-    imported = run("analysis.release", "import")
+    imported = run("analysis.release.importer", "import")
     assert imported.returncode == 0, imported.stderr
-    built = run("analysis.build", "--paper-dir", str(tmp_path / "paper"))
+    built = run("analysis.paper.build", "--paper-dir", str(tmp_path / "paper"))
     assert built.returncode == 0, built.stderr[-4000:]
     board = {
         f"{r['model']} ({r['reasoning']})": r
@@ -643,7 +648,7 @@ def written_problems(g: Generated, tree, scenarios: pd.DataFrame, out: Path) -> 
     artifact the same as from upstream's own file)."""
     import shutil
 
-    from analysis.export import write_scenarios_detail
+    from analysis.exploring.export import write_scenarios_detail
     from analysis.trials import load_trials
 
     where = f"seed {g.seed}: package-written scenarios-detail.json"

@@ -4,6 +4,10 @@ Each release is imported and built in its own folder by the project's own build
 (:mod:`analysis.compare.builds`), then the two builds are compared: scenarios, conditions
 and their Table 2 values with an interval for each change, ranks, every cited number and
 the claims ledger. The outputs go to ``compare/<base>..<head>/``.
+
+May import: :mod:`analysis.files`, :mod:`analysis.paths`, :mod:`analysis.corpus`,
+:mod:`analysis.trials`, :mod:`analysis.scoring`, :mod:`analysis.inference`,
+:mod:`analysis.release`, :mod:`analysis.paper`.
 """
 
 from __future__ import annotations

@@ -1,7 +1,7 @@
 """Each compared release built in its own folder by the project's own build.
 
 A release's build lives in ``compare/.builds/<release digest>/`` (``data/`` and ``paper/``):
-``python -m analysis.identity paper`` runs there with ``$STEERBENCH_DATA_DIR`` pointing at
+``python -m analysis.paper.make paper`` runs there with ``$STEERBENCH_DATA_DIR`` pointing at
 that ``data/``, so the import, its verification and the content-keyed reuse are exactly
 those of ``make paper``, and neither the project's ``data/`` nor ``paper/`` is touched.
 """
@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from analysis import paths
-from analysis.identity import ReleaseError, locate_release, release_identity
+from analysis.release.identity import ReleaseError, locate_release, release_identity
 
 #: Characters of the release digest that name its build folder.
 DIGEST_CHARS = 16
@@ -66,7 +66,14 @@ def build_release(release_dir: str | os.PathLike[str], builds_root: Path) -> Rel
     (folder / "data").mkdir(parents=True, exist_ok=True)
     built = ReleaseBuild(root, layout.version, digest, folder)
     environment = {**os.environ, "STEERBENCH_DATA_DIR": str(built.data)}
-    command = [sys.executable, "-m", "analysis.identity", "paper", "--release-dir", str(root)]
+    command = [
+        sys.executable,
+        "-m",
+        "analysis.paper.make",
+        "paper",
+        "--release-dir",
+        str(root),
+    ]
     command += ["--paper-dir", str(built.paper)]
     print(f"Building {root} in {folder}", flush=True)
     done = subprocess.run(

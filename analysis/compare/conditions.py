@@ -16,8 +16,8 @@ import pandas as pd
 from analysis.compare.bounds import BOUND_COLUMNS, clustered_change_bound
 from analysis.compare.inputs import BuildInputs
 from analysis.inference.paired import paired_accuracy_difference, paired_binary_difference
-from analysis.scoring import condition_scores
-from analysis.stats import difference_interval
+from analysis.scoring.intervals import difference_interval
+from analysis.scoring.rules import condition_scores
 
 #: Counts whose change marks a condition as changed.
 COUNTS = [

@@ -11,13 +11,13 @@ from pathlib import Path
 import pandas as pd
 
 from analysis import paths
-from analysis.breakdowns import PUBLISHED
 from analysis.compare.builds import ReleaseBuild
-from analysis.files import read_json
-from analysis.leaderboard import load_conditions
-from analysis.runner.render import render_folder
-from analysis.scenarios import load_scenarios
-from analysis.trial_crosscheck import load_checked_cells
+from analysis.corpus.render import render_folder
+from analysis.corpus.scenarios import load_scenarios
+from analysis.files.reading import read_json
+from analysis.scoring.breakdowns import PUBLISHED
+from analysis.scoring.crosscheck import load_checked_cells
+from analysis.scoring.leaderboard import load_conditions
 
 
 @dataclass(frozen=True)

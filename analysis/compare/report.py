@@ -13,7 +13,7 @@ import pandas as pd
 from analysis.compare.bounds import BOUND_METHOD
 from analysis.compare.inputs import BuildInputs
 from analysis.compare.ranks import leaders
-from analysis.formatting import fraction_texts
+from analysis.corpus.formatting import fraction_texts
 
 #: Table name -> CSV file name.
 TABLES = {

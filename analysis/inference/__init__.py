@@ -1,6 +1,6 @@
 """Inference on the benchmark's results, one method per function, tidy frames out.
 
-Every function takes a long table (scored cells from ``analysis.scoring.score_cells``, or
+Every function takes a long table (scored cells from ``analysis.scoring.rules.score_cells``, or
 the published condition counts) and returns one row per condition, contrast or quantity
 with ``estimate, ci_low, ci_high`` (95%), ``p`` where there is a test, ``method`` and
 ``n_clusters`` (scenarios). Resampling is seeded (``SEED``) with ``N_BOOT`` resamples.
@@ -20,6 +20,8 @@ scenarios (named in ``method``); never a zero-width interval.
 - :mod:`.ranks`: leaderboard rank uncertainty
 - :mod:`.difficulty`: pattern odds ratios with scenario random effects
 - :mod:`.simulate`: a generator with known truth, for validation
+
+May import: :mod:`analysis.corpus`, :mod:`analysis.trials`, :mod:`analysis.scoring`.
 """
 
 from analysis.inference._arrays import ESTIMAND, MIN_CLUSTERS, N_BOOT, SEED

@@ -9,7 +9,7 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
-from analysis.scoring import direction_flags
+from analysis.scoring.rules import direction_flags
 from analysis.trials.schema import split_condition_label
 
 #: What every clustered interval is about, unless its row says otherwise.
@@ -194,7 +194,7 @@ def guarded_interval(
     >>> guarded_interval(0.2, 0.4, 0.3, 3, "bootstrap")["note"]
     'no interval: 3 scenario(s), fewer than 10'
     """
-    from analysis.stats import wilson_interval
+    from analysis.scoring.intervals import wilson_interval
 
     nan = {"ci_low": np.nan, "ci_high": np.nan, "method": method}
     if n_clusters < MIN_CLUSTERS:

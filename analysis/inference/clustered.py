@@ -15,7 +15,6 @@ import numpy as np
 import pandas as pd
 from statsmodels.stats.proportion import confint_proportions_2indep
 
-from analysis.breakdowns import ANCHOR, MIRROR
 from analysis.inference._arrays import (
     ESTIMAND,
     MIN_CLUSTERS,
@@ -30,7 +29,8 @@ from analysis.inference._arrays import (
     ratio_interval,
     scenario_weights,
 )
-from analysis.stats import wilson_interval
+from analysis.scoring.breakdowns import ANCHOR, MIRROR
+from analysis.scoring.intervals import wilson_interval
 
 CLUSTER_BOOTSTRAP = "scenario-cluster bootstrap (percentile)"
 #: How the rate ratio's resamples are read (:func:`~analysis.inference._arrays.ratio_interval`).
@@ -99,7 +99,7 @@ def clustered_accuracy(
     Parameters
     ----------
     cells : DataFrame
-        Scored cells (``analysis.scoring.score_cells``); provider-filtered cells are left out.
+        Scored cells (``analysis.scoring.rules.score_cells``); provider-filtered cells are left out.
     n_boot, seed : int
         Resamples and seed (one set of scenario resamples per source, shared by conditions).
     strata : Series, optional

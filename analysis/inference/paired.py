@@ -20,8 +20,8 @@ from analysis.inference._arrays import (
     pair_rows,
     ratio,
 )
-from analysis.leaderboard import floor_and_high, reasoning_level
-from analysis.metrics import reasoning_contrasts
+from analysis.scoring.leaderboard import floor_and_high, reasoning_level
+from analysis.scoring.metrics import reasoning_contrasts
 
 UNPAIRED_METHOD = "Newcombe difference of independent proportions (ignores pairing and clustering)"
 PAIRED_T = "paired t interval on per-scenario differences"
@@ -81,7 +81,7 @@ def paired_accuracy_difference(
     Parameters
     ----------
     cells : DataFrame
-        Scored cells (``analysis.scoring.score_cells``).
+        Scored cells (``analysis.scoring.rules.score_cells``).
     pairs : DataFrame, optional
         ``source, model, floor, high``; default :func:`reasoning_pairs_of` ``(cells)``.
     n_boot, seed : int
@@ -271,7 +271,7 @@ def paired_binary_difference(
     Parameters
     ----------
     cells : DataFrame
-        Scored cells (``analysis.scoring.score_cells``).
+        Scored cells (``analysis.scoring.rules.score_cells``).
     metric : {"modal_accuracy", "over_refusal"}
     pairs : DataFrame, optional
         ``source, model, floor, high``; default :func:`reasoning_pairs_of` ``(cells)``.
@@ -347,7 +347,7 @@ def unpaired_reasoning(conditions: pd.DataFrame) -> pd.DataFrame:
     Parameters
     ----------
     conditions : DataFrame
-        Condition counts with ``model, reasoning_level`` (``analysis.leaderboard``).
+        Condition counts with ``model, reasoning_level`` (``analysis.scoring.leaderboard``).
 
     Returns
     -------

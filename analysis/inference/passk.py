@@ -49,7 +49,7 @@ def pass_hat_k(
     Parameters
     ----------
     cells : DataFrame
-        Scored cells (``analysis.scoring.score_cells``).
+        Scored cells (``analysis.scoring.rules.score_cells``).
     k_max : int, optional
         Largest k; default the largest number of trials in a cell.
 

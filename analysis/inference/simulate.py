@@ -13,8 +13,8 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
+from analysis.corpus.vocabulary import ALLOWED, BLOCKED, GATE_DTYPE, tier_weight
 from analysis.trials import normalize_trials
-from analysis.vocabulary import ALLOWED, BLOCKED, GATE_DTYPE, tier_weight
 
 #: (pattern, share of scenarios, logit effect, required gate) of the generator.
 PATTERN_MIX: tuple[tuple[str, float, float, str], ...] = (
@@ -157,7 +157,7 @@ def simulated_cells(**settings) -> tuple[pd.DataFrame, pd.DataFrame]:
     >>> len(cells), len(scenarios)
     (20, 10)
     """
-    from analysis.scoring import score_cells
+    from analysis.scoring.rules import score_cells
 
     trials, scenarios, _ = simulate_release(**settings)
     return score_cells(trials, scenarios), scenarios

@@ -1,11 +1,14 @@
 """The gate runner: runs a gate over the pinned scenarios and writes a raw run root.
 
-Modules, one job each: ``inputs`` (pinned, hash-checked inputs), ``render`` (each
-scenario's user message rendered from its file as upstream renders it, with ``integrity``
-and ``jsvalues``), ``parsing`` (the published response parser), ``client``
-(OpenAI-compatible endpoint calls with retries),
-``gates`` (reference policies and the endpoint gate), ``cells`` (per-cell scoring),
-``runroot`` (the run-root writer with resume and shards), ``tidy`` (the compact CSV
-export), ``reference`` (the reference policies' table for the imported release) and ``cli``
-(the ``steerbench-run`` command).
+Modules, one job each: ``client`` (OpenAI-compatible endpoint calls with retries) and
+``secrets`` (keys kept out of what is written), ``gates`` (the reference policies and the
+endpoint gate), ``cells`` (each cell scored as upstream's runner scores it), ``summary``
+(the run's summary and state files), ``runroot`` (the run-root writer with resume and
+shards), ``tidy`` (the compact CSV export), ``reference`` (the reference policies' table for
+the imported release), ``inspect_task`` (the same benchmark as an Inspect AI task) and
+``cli`` (the ``steerbench-run`` command). What a scenario renders to, what a run pins and
+how a reply is parsed are the release's rules, in :mod:`analysis.corpus`.
+
+May import: :mod:`analysis.files`, :mod:`analysis.paths`, :mod:`analysis.help_text`,
+:mod:`analysis.corpus`, :mod:`analysis.trials`, :mod:`analysis.scoring`.
 """

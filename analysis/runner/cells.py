@@ -7,15 +7,15 @@ from typing import Any
 
 import numpy as np
 
-from analysis.scoring import NO_DECISION, modal_count, modal_decision
-from analysis.vocabulary import ALLOWED, BLOCKED, GATES
+from analysis.corpus.vocabulary import ALLOWED, BLOCKED, GATES
+from analysis.scoring.rules import NO_DECISION, modal_count, modal_decision
 
 FIRST_K_LEVELS = (1, 3, 5)
 
 
 def modal_permission(permissions: Sequence[str | None]) -> tuple[str | None, int]:
     """The modal permission and its count, by the published rule of
-    :func:`analysis.scoring.modal_decision` (nulls ignored, ties to the value seen first)."""
+    :func:`analysis.scoring.rules.modal_decision` (nulls ignored, ties to the value seen first)."""
 
     def first(value: str) -> int:
         return next((i for i, p in enumerate(permissions) if p == value), len(permissions))

@@ -17,9 +17,9 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from analysis import paths
+from analysis.corpus.inputs import PinnedInputError, load_pinned_inputs
 from analysis.runner.client import EndpointSettings
 from analysis.runner.gates import REFERENCE_POLICIES, EndpointGate, Gate, ModelSettings
-from analysis.runner.inputs import PinnedInputError, load_pinned_inputs
 from analysis.runner.runroot import (
     SHARD_RULE,
     RunInterrupted,

@@ -17,19 +17,21 @@ from typing import Any, Protocol
 
 import httpx
 
+from analysis.corpus.inputs import PinnedScenario
+from analysis.corpus.parsing import (
+    INFRASTRUCTURE_FAILED,
+    PROVIDER_FILTERED,
+    ParsedVerdict,
+    js_truthy,
+    parse_response,
+    status_for,
+    verdict_text,
+)
+from analysis.corpus.vocabulary import ALLOWED, BLOCKED
 from analysis.runner.client import EndpointSettings, make_http_client, post_with_retries
-from analysis.runner.inputs import PinnedScenario
-from analysis.runner.parsing import ParsedVerdict, js_truthy, parse_response, verdict_text
 from analysis.runner.secrets import Redactor
-from analysis.vocabulary import ALLOWED, BLOCKED
 
-OK = "ok"
-PARSE_FAILED = "parse_failed"
-TRUNCATED = "truncated"
-INFRASTRUCTURE_FAILED = "infrastructure_failed"
-PROVIDER_FILTERED = "provider_filtered"
 #: Statuses that carry no decision and are never scored.
-UNSCORED_STATUSES = frozenset({INFRASTRUCTURE_FAILED, PROVIDER_FILTERED})
 
 REFERENCE_KIND = "reference-policy"
 ENDPOINT_KIND = "endpoint"
@@ -84,13 +86,6 @@ def chat_messages(scenario: PinnedScenario, system_prompt: str) -> list[dict[str
         {"role": "system", "content": system_prompt},
         {"role": "user", "content": scenario.user_input},
     ]
-
-
-def status_for(verdict: ParsedVerdict, truncated: bool = False) -> str:
-    """A parsed reply's trial status."""
-    if verdict.parse_failed:
-        return PARSE_FAILED
-    return TRUNCATED if truncated else OK
 
 
 class ReferenceGate:

@@ -23,9 +23,9 @@ import tempfile
 from pathlib import Path
 
 from analysis import paths
-from analysis.file_schemas import RELEASE_MANIFEST
-from analysis.files import InputFileError
-from analysis.typed import read_typed
+from analysis.files.reading import InputFileError
+from analysis.files.schemas import RELEASE_MANIFEST
+from analysis.files.typed import read_typed
 
 #: The run id every reference policy's run root carries.
 RUN_ID = "reference-policies"
@@ -57,8 +57,8 @@ def make_reference_policies(out: PathLike, data: PathLike | None = None) -> int:
     """Run every reference policy over the release imported in ``data`` and write their tidy
     table to ``out`` (atomically); returns the number of rows. Inputs that cannot be read
     (no system prompt, say) raise :class:`ReferencePolicyError`."""
+    from analysis.corpus.inputs import PROMPT_FILE, PinnedInputError, load_pinned_inputs
     from analysis.runner.gates import REFERENCE_POLICIES
-    from analysis.runner.inputs import PROMPT_FILE, PinnedInputError, load_pinned_inputs
     from analysis.runner.runroot import run_gate
     from analysis.runner.tidy import export_tidy
 

@@ -38,18 +38,13 @@ from typing import Any
 from tqdm import tqdm
 
 from analysis import paths
-from analysis.files import InputFileError, read_json
+from analysis.corpus.inputs import PinnedInputs, PinnedScenario, scenario_metadata
+from analysis.corpus.parsing import INFRASTRUCTURE_FAILED, PROVIDER_FILTERED, UNSCORED_STATUSES
+from analysis.corpus.vocabulary import GATE_BY_VERB, TIER_WEIGHT
+from analysis.files.reading import InputFileError, read_json
 from analysis.runner.cells import score_cell
 from analysis.runner.client import Cancelled
-from analysis.runner.gates import (
-    INFRASTRUCTURE_FAILED,
-    PROVIDER_FILTERED,
-    UNSCORED_STATUSES,
-    Gate,
-    GateOutcome,
-    chat_messages,
-)
-from analysis.runner.inputs import PinnedInputs, PinnedScenario, scenario_metadata
+from analysis.runner.gates import Gate, GateOutcome, chat_messages
 from analysis.runner.secrets import redact_text
 from analysis.runner.summary import (
     IN_PROGRESS,
@@ -59,7 +54,6 @@ from analysis.runner.summary import (
     variant_status,
     variant_summary,
 )
-from analysis.vocabulary import GATE_BY_VERB, TIER_WEIGHT
 
 SHARD_RULE = "scenarios sorted by id; 0-based index k is in shard i of n when k % n == i - 1"
 

@@ -14,8 +14,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from analysis.formatting import js_fixed
-from analysis.vocabulary import GATE_BY_VERB
+from analysis.corpus.formatting import js_fixed
+from analysis.corpus.vocabulary import GATE_BY_VERB
 
 RUN_STATE_FILENAME = "run-state.json"
 COMPLETED = "completed"

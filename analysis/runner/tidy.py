@@ -13,7 +13,7 @@ from collections.abc import Iterable, Iterator
 from pathlib import Path
 from typing import Any
 
-from analysis.files import read_json
+from analysis.files.reading import read_json
 from analysis.runner.gates import REFERENCE_KIND
 from analysis.runner.runroot import atomic_write_text
 from analysis.trials import TRIAL_COLUMNS, run_condition

@@ -7,7 +7,10 @@
   (``inspect_log``);
 - ``discovery``: everything under ``data/runs`` (``load_trials(runs_dir=...)``).
 
-``analysis.export.write_scenarios_detail`` writes a trials table back in the release format.
+``analysis.exploring.export.write_scenarios_detail`` writes a trials table back in the release
+format.
+
+May import: :mod:`analysis.files`, :mod:`analysis.paths`, :mod:`analysis.corpus`.
 """
 
 from analysis.trials.detail import (

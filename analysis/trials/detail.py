@@ -1,8 +1,8 @@
 """Layout 1: the release's per-scenario verdict file, ``scenarios-detail.json``.
 
 An object with a ``scenarios`` list; each scenario's ``model_verdicts`` hold one cell each
-(``model`` is the condition label) with its ``trials``. ``analysis.export`` writes the same
-format.
+(``model`` is the condition label) with its ``trials``. ``analysis.exploring.export`` writes
+the same format.
 """
 
 from __future__ import annotations
@@ -13,10 +13,10 @@ from typing import Any
 
 import pandas as pd
 
-from analysis.file_schemas import SCENARIOS_DETAIL
+from analysis.corpus.vocabulary import GATE_DTYPE, condition_label
+from analysis.files.schemas import SCENARIOS_DETAIL
+from analysis.files.typed import read_typed, shown
 from analysis.trials.schema import VerdictError, normalize_trials, split_condition_label
-from analysis.typed import read_typed, shown
-from analysis.vocabulary import GATE_DTYPE, condition_label
 
 DETAIL_FILENAME = "scenarios-detail.json"
 

@@ -11,12 +11,12 @@ from typing import Any
 import pandas as pd
 
 from analysis import paths as project_paths
-from analysis.file_schemas import RUN_PLAN
+from analysis.files.schemas import RUN_PLAN
+from analysis.files.typed import read_typed
 from analysis.trials.detail import DETAIL_FILENAME, load_scenarios_detail
 from analysis.trials.run_root import RUN_PLAN_FILENAME, load_run_root
 from analysis.trials.schema import VerdictError, combine_trials
 from analysis.trials.tidy import TIDY_SUFFIXES, load_tidy
-from analysis.typed import read_typed
 
 #: The runner's tidy export inside the reference-policies folder.
 REFERENCE_TIDY_FILENAME = "trials.csv"

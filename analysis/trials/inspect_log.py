@@ -22,10 +22,10 @@ from typing import Any
 
 import pandas as pd
 
-from analysis.inspect_verdict import trial_verdict
-from analysis.runner.inputs import PinnedInputError, PinnedInputs, load_pinned_inputs
+from analysis.corpus.inputs import PinnedInputError, PinnedInputs, load_pinned_inputs
+from analysis.corpus.verdict import trial_verdict
+from analysis.files.typed import is_relative_inside, shown
 from analysis.trials.schema import VerdictError, normalize_trials
-from analysis.typed import is_relative_inside, shown
 
 TASK_NAME = "steerbench_work"
 INSTALL_HINT = "reading Inspect logs needs the inspect extra: pip install -e '.[inspect]'"

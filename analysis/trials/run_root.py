@@ -14,9 +14,9 @@ from typing import Any
 
 import pandas as pd
 
-from analysis.file_schemas import CELL, RUN_PLAN, TRIAL, VARIANT_CONFIGS
+from analysis.files.schemas import CELL, RUN_PLAN, TRIAL, VARIANT_CONFIGS
+from analysis.files.typed import inside, read_typed, shown
 from analysis.trials.schema import VerdictError, normalize_trials
-from analysis.typed import inside, read_typed, shown
 
 RUN_PLAN_FILENAME = "RUN_PLAN.json"
 VARIANT_CONFIGS_FILENAME = "VARIANT_CONFIGS.json"

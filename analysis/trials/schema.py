@@ -8,7 +8,7 @@ The trials table (``TRIAL_COLUMNS``) has one row per (source, scenario, conditio
     The condition's name, ``condition_label(model, reasoning)``, for example
     ``"gpt-5.4-nano (off)"`` or ``"kimi-k2.6 (on (provider default))"``. The release's verdict
     file shortens a reasoning that starts with "on" to ``on``; once its trials are checked
-    against the leaderboard (:func:`analysis.trial_crosscheck.load_checked_cells`), they carry
+    against the leaderboard (:func:`analysis.scoring.crosscheck.load_checked_cells`), they carry
     the leaderboard's name.
 ``model``, ``reasoning`` (category)
     The model and its reasoning setting.
@@ -31,8 +31,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from analysis.typed import cut, shown
-from analysis.vocabulary import (
+from analysis.corpus.vocabulary import (
     GATE_DTYPE,
     GATES,
     PROVIDER_FILTERED,
@@ -41,6 +40,7 @@ from analysis.vocabulary import (
     STATUSES,
     condition_label,
 )
+from analysis.files.typed import cut, shown
 
 TRIAL_COLUMNS: tuple[str, ...] = (
     "scenario_id",

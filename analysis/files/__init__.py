@@ -1,0 +1,10 @@
+"""Reading the release's files: the bottom of the package, on the standard library alone.
+
+Owns the one text and JSON reader that names the file on every error (``reading``), the typed
+reading of a JSON document that names the field and its JSON path (``typed``), the shape of
+each release file (``schemas``), which optional parts a release holds (``parts``) and the
+project's one-process lock (``lock``). The no-op check of ``make paper`` imports these, so
+none imports pandas.
+
+May import: the standard library only.
+"""

@@ -1,0 +1,753 @@
+"""Build the paper: run every notebook, then move all outputs into ``paper/`` at once.
+
+``python -m analysis.paper.build`` (``make paper``, when its inputs changed) holds the project
+lock, restores ``paper.previous`` if a crash left no ``paper/``, checks that ``paper/`` can
+be written, and starts its warm kernels (one per worker, the notebooks' imports done once,
+reset to a fresh kernel's state before each notebook). The first kernel to answer checks
+every input, before its own imports and while the others import: the scenario table, the
+published conditions (leaderboard cross-check) and the per-trial verdicts under
+``data/runs``, keeping the checked frames for the notebooks that read them (papermill
+parameter ``checked_inputs``), which start once the check passed; the notebooks that read
+none of them run meanwhile on the other kernels. It executes ``notebooks/*.ipynb`` with
+papermill into a staging folder on the kernels (a cell that runs too long or a kernel that
+dies fails the build), printing one line per notebook, merges their numbers into
+``numbers.json`` with a ``build`` record (release, git commit, versions, time), renders the
+HTML report (``index.html``) and the PDF, writes the stamp ``.built`` keyed by the digest
+of every input, and replaces ``paper/`` only when every step succeeded. A failing notebook
+is named with its cell, and its partly executed copy is kept in ``paper.failed/``. When
+only some notebooks changed (nothing else they read did), only those run again; the
+others' outputs are carried over from ``paper/``, whose ``.built`` lists each notebook's
+outputs, and ``numbers/`` keeps each one's numbers.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import gc
+import json
+import platform
+import shutil
+import subprocess
+import sys
+import threading
+import time
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from importlib import metadata
+from pathlib import Path
+from queue import Empty, Queue
+
+from analysis import paths
+from analysis.files.lock import LockedError
+from analysis.files.typed import error_text, within
+from analysis.help_text import parser as help_parser
+from analysis.paper.make import (
+    PAPER_STAMP,
+    build_digest,
+    default_notebooks,
+    recover_paper,
+    shared_digest,
+)
+from analysis.release.identity import ReleaseError, file_sha256, lock_for
+
+# The analysis stack and the notebook machinery are imported where they are first needed,
+# so that a refusal (busy lock, read-only paper/, bad input) comes within a second or two.
+# jsonschema (which nbformat imports) builds a Lark grammar for IRI syntax when
+# rfc3987_syntax is importable, a second or more of start-up; no notebook schema checks an
+# IRI, so the build does without it.
+sys.modules.setdefault("rfc3987_syntax", None)
+
+STAMP = PAPER_STAMP
+
+#: Seconds one cell may run before the build stops its kernel and fails.
+CELL_TIMEOUT = 900
+
+#: Packages whose versions the build record names.
+KEY_PACKAGES = (
+    "pandas",
+    "numpy",
+    "scipy",
+    "statsmodels",
+    "pingouin",
+    "matplotlib",
+    "seaborn",
+    "pyarrow",
+    "papermill",
+    "nbconvert",
+    "ipykernel",
+    "typst",
+    "pypdfium2",
+)
+
+
+class BuildError(RuntimeError):
+    """The build cannot start or did not finish; nothing was written to ``paper/``."""
+
+
+class InputError(BuildError):
+    """An input the notebooks read is malformed or inconsistent (the message names it)."""
+
+
+class NotebookFailed(BuildError):
+    """A notebook raised, hung or lost its kernel (the message names it and its cell)."""
+
+
+@dataclass
+class NotebookRun:
+    """One executed notebook: where it went, how long it took, and how it failed."""
+
+    notebook: Path
+    executed: Path
+    seconds: float
+    failure: str | None = None
+    kernel_ok: bool = True  # False: the kernel hung, died or did not start
+
+
+def execute(
+    notebook: Path, staging: Path, kernel, cell_timeout: float, checked: Path | None = None
+) -> Path:
+    """Run one notebook with papermill on the running ``kernel`` (a ``WarmKernel``), reset
+    first, its outputs going to ``staging``, given the build's ``checked`` inputs when it
+    reads them."""
+    import papermill
+
+    from analysis.paper.warm_engine import ENGINE
+
+    executed = staging / "notebooks" / notebook.name
+    kc = kernel.clean()
+    try:
+        papermill.execute_notebook(  # no cwd: papermill's chdir is not thread-safe
+            str(notebook),
+            str(executed),
+            parameters=_parameters(notebook, staging, checked),
+            engine_name=ENGINE,
+            km=kernel.km,
+            kc=kc,
+            stop=kernel.stop,
+            execution_timeout=cell_timeout,
+            partial_path=executed,
+            request_save_on_cell_execute=False,
+            progress_bar=False,
+            log_output=False,
+            kernel_name="python3",
+        )
+    finally:
+        kc.stop_channels()
+    return executed
+
+
+def failing_cell(notebook: Path, source: str) -> str:
+    """'cell index <n> (`first line`)' of the code cell of ``notebook`` whose source is
+    ``source``: counted in the notebook as written, without the parameters cell papermill
+    injects."""
+    import nbformat
+
+    cells = nbformat.read(notebook, as_version=4).cells
+    source = (source or "").strip()
+    index = next(
+        (
+            n
+            for n, cell in enumerate(cells)
+            if cell.cell_type == "code" and cell.source.strip() == source
+        ),
+        None,
+    )
+    first = next((line for line in source.splitlines() if line.strip()), "")
+    where = f"cell index {index}" if index is not None else "a cell"
+    return f"{where} (`{first}`)"
+
+
+def _running_cell(notebook: Path, executed: Path) -> str:
+    """The cell that was running when execution stopped, from papermill's saved copy."""
+    import nbformat
+
+    try:
+        cells = nbformat.read(executed, as_version=4).cells
+    except (OSError, ValueError):
+        return "a cell"
+    started = [
+        cell
+        for cell in cells
+        if cell.cell_type == "code"
+        and cell.get("metadata", {}).get("papermill", {}).get("start_time")
+    ]
+    return failing_cell(notebook, started[-1].source) if started else "its first cell"
+
+
+def run_notebook(
+    notebook: Path, staging: Path, kernel, cell_timeout: float, checked: Path | None = None
+) -> NotebookRun:
+    """Execute one notebook into ``staging`` on ``kernel`` (given the ``checked`` inputs) and
+    report its outcome without raising; ``kernel_ok`` says whether the kernel can run the
+    next notebook."""
+    import papermill
+    from nbclient.exceptions import CellTimeoutError, DeadKernelError
+
+    from analysis.paper.kernels import KernelError
+
+    started = time.perf_counter()
+    executed = staging / "notebooks" / notebook.name
+    executed.parent.mkdir(parents=True, exist_ok=True)
+    kernel_ok = False
+    try:
+        execute(notebook, staging, kernel, cell_timeout, checked)
+    except papermill.PapermillExecutionError as error:
+        cell = failing_cell(notebook, error.source)
+        failure = f"{notebook.name}: {cell} raised {error.ename}: {error.evalue}"
+        kernel_ok = True
+    except CellTimeoutError:
+        cell = _running_cell(notebook, executed)
+        failure = f"{notebook.name}: {cell} ran past {cell_timeout:g} s; its kernel was stopped"
+    except DeadKernelError:
+        cell = _running_cell(notebook, executed)
+        failure = f"{notebook.name}: the kernel died while running {cell}"
+    except KernelError as error:
+        failure = f"{notebook.name}: {error}"
+    except Exception as error:  # anything else: the kernel is not trusted again
+        failure = f"{notebook.name}: {type(error).__name__}: {error}"
+    else:
+        failure = None
+        kernel_ok = True
+    return NotebookRun(notebook, executed, time.perf_counter() - started, failure, kernel_ok)
+
+
+def _report(run: NotebookRun) -> None:
+    status = "ok" if run.failure is None else "failed"
+    print(f"  {run.notebook.stem:<24} {run.seconds:5.1f} s  {status}", flush=True)
+
+
+@dataclass(frozen=True)
+class _Call:
+    """A job: call a function on a kernel; its failure, or None, goes to ``outcome`` (raised
+    as ``error`` when the function raised)."""
+
+    code: str
+    doing: str
+    outcome: Queue
+    error: type[BuildError] = BuildError
+
+
+@dataclass(frozen=True)
+class _Notebook:
+    """A job: execute a notebook into ``staging``, given the ``checked`` inputs if any."""
+
+    notebook: Path
+    staging: Path
+    checked: Path | None
+
+
+class NotebookRunner:
+    """Warm kernels, one per worker, started at once and reused; they run all the analysis
+    code: :meth:`run` checks the inputs on the first one to answer (before its warm-up,
+    while the others warm up and run the notebooks that need nothing checked), then
+    executes the other notebooks; :meth:`call` runs any other step (the report), and
+    :meth:`close` stops them. The build process itself imports no part of the analysis
+    stack."""
+
+    def __init__(
+        self, notebooks: list[Path], workers: int, cell_timeout: float = CELL_TIMEOUT
+    ) -> None:
+        from analysis.paper.kernels import notebook_imports
+
+        self.cell_timeout = cell_timeout
+        self.modules = notebook_imports(notebooks)
+        self.stop = threading.Event()
+        self.jobs: Queue = Queue()  # _Call or _Notebook jobs; None: no more
+        self.runs: Queue = Queue()  # each notebook's NotebookRun, as it ends
+        self.threads = [
+            threading.Thread(target=self._work, name=f"notebook-worker-{n}", daemon=True)
+            for n in range(max(1, min(workers, len(notebooks))))
+        ]
+        for thread in self.threads:
+            thread.start()
+
+    def check_inputs(self, path: Path) -> Path:
+        """Load and cross-check every input the notebooks read and store the checked frames
+        at ``path`` (:func:`analysis.paper.sections.opening.write_checked_inputs`), on the first
+        kernel to answer; bad input raises :class:`InputError`, naming the file and the
+        problem."""
+        self._wait(self._check(path))
+        return path
+
+    def call(
+        self, function: str, doing: str, error: type[BuildError] = BuildError, **arguments
+    ) -> None:
+        """Call ``function`` (``"module.name"``) with ``arguments`` (plain values) on the
+        first kernel free, reset first. What it raises becomes ``error`` with its message; a
+        kernel that hangs, dies or never starts, a :class:`BuildError` saying so."""
+        self._wait(self._queue_call(function, doing, error, arguments))
+
+    def run(
+        self, notebooks: list[Path], parts: Path, checked: Path | None = None
+    ) -> list[NotebookRun]:
+        """Execute ``notebooks`` (longest first is best), each into ``parts / stem``, printing
+        one line for each as it ends. With ``checked``, the inputs are checked into it first
+        (:meth:`check_inputs`) and handed to the notebooks that read them, which start once
+        the check passed; those that read none of them start first, while it runs, on the
+        other kernels (a failed check raises before any notebook's line is printed)."""
+        early = [nb for nb in notebooks if checked is None or not reads_checked(nb)]
+        check = self._check(checked) if checked is not None else None
+        for notebook in early:
+            self.jobs.put(_Notebook(notebook, parts / notebook.stem, None))
+        if check is not None:
+            self._wait(check)
+            for notebook in notebooks:
+                if notebook not in early:
+                    self.jobs.put(_Notebook(notebook, parts / notebook.stem, checked))
+        runs = []
+        for _ in notebooks:
+            runs.append(self.runs.get())
+            _report(runs[-1])
+        order = {nb: n for n, nb in enumerate(notebooks)}
+        return sorted(runs, key=lambda run: order[run.notebook])
+
+    def _check(self, path: Path) -> _Call:
+        function = "analysis.paper.sections.opening.write_checked_inputs"
+        return self._queue_call(function, "checking the inputs", InputError, {"path": str(path)})
+
+    def _queue_call(
+        self, function: str, doing: str, error: type[BuildError], arguments: dict
+    ) -> _Call:
+        module, name = function.rsplit(".", 1)
+        code = f"from {module} import {name}\n{name}(**{arguments!r})\n"
+        job = _Call(code, doing, Queue(), error)
+        self.jobs.put(job)
+        return job
+
+    def _wait(self, job: _Call) -> None:
+        """Wait for ``job`` to end; raise what it failed with, as its ``error``."""
+        from analysis.paper.kernels import KernelCodeError
+
+        failure = job.outcome.get()
+        if isinstance(failure, KernelCodeError):
+            raise job.error(failure.evalue or failure.ename)
+        if failure is not None:
+            raise BuildError(f"{job.doing}: {failure}")
+
+    def close(self) -> None:
+        """Stop every kernel (whatever ran)."""
+        self.stop.set()
+        for _ in self.threads:
+            self.jobs.put(None)
+        for thread in self.threads:
+            thread.join()
+
+    def _start(self, warm: bool = True):
+        """A kernel and None, or None and the :class:`KernelError` it failed with; ``warm``:
+        with the notebooks' imports done, else only answering."""
+        from analysis.paper.kernels import KernelError, WarmKernel
+
+        kernel = WarmKernel(paths.PROJECT_ROOT, self.stop)
+        try:
+            kernel.start(self.modules if warm else None)
+        except KernelError as failed:
+            kernel.kill()
+            return None, failed
+        except Exception:
+            kernel.kill()
+            raise
+        return kernel, None
+
+    def _warm(self, kernel):
+        """``kernel`` warmed up and None, or None and the :class:`KernelError` it failed with."""
+        from analysis.paper.kernels import KernelError
+
+        try:
+            kernel.warm_up(self.modules)
+        except KernelError as failed:
+            kernel.kill()
+            return None, failed
+        return kernel, None
+
+    def _work(self) -> None:
+        # A new kernel runs a call already waiting (the input check, queued as the kernels
+        # start) before its warm-up: the check imports a fraction of the stack, and the
+        # other kernels need not wait for it to import the rest.
+        kernel, error = self._start(warm=False)
+        taken = []  # a job taken before the warm-up that is not such a call
+        try:
+            if kernel is not None:
+                with contextlib.suppress(Empty):
+                    taken.append(self.jobs.get_nowait())
+                if taken and isinstance(taken[0], _Call):
+                    kernel = self._call(kernel, taken.pop())
+                if kernel is not None:
+                    kernel, error = self._warm(kernel)
+            while (job := taken.pop() if taken else self.jobs.get()) is not None:
+                if self.stop.is_set():
+                    break
+                if kernel is None and error is None:  # the last one was stopped: a new one
+                    kernel, error = self._start()
+                if kernel is None:  # this job fails with why; the next tries a new kernel
+                    self._not_run(job, error)
+                    error = None
+                elif isinstance(job, _Call):
+                    kernel = self._call(kernel, job)
+                else:
+                    kernel = self._execute(kernel, job)
+        finally:
+            if kernel is not None:
+                kernel.kill()
+
+    def _not_run(self, job: _Call | _Notebook, error: Exception | None) -> None:
+        if isinstance(job, _Call):
+            job.outcome.put(error)
+            return
+        run = NotebookRun(job.notebook, job.staging / "notebooks" / job.notebook.name, 0.0)
+        run.failure, run.kernel_ok = f"{job.notebook.name}: {error}", False
+        self.runs.put(run)
+
+    def _call(self, kernel, job: _Call):
+        """Run ``job`` on ``kernel``, its failure (or None) to its outcome; the kernel, or
+        None when it hung or died (it is then stopped)."""
+        from analysis.paper.kernels import KernelCodeError
+
+        try:
+            kernel.run(job.code, job.doing)
+        except Exception as failed:  # the caller raises it
+            job.outcome.put(failed)
+            if not isinstance(failed, KernelCodeError):
+                kernel.kill()
+                return None
+        else:
+            job.outcome.put(None)
+        return kernel
+
+    def _execute(self, kernel, job: _Notebook):
+        """Execute ``job``'s notebook on ``kernel``; the kernel, or None when it cannot run
+        another (it is then stopped)."""
+        run = run_notebook(job.notebook, job.staging, kernel, self.cell_timeout, job.checked)
+        self.runs.put(run)
+        if run.kernel_ok:
+            return kernel
+        kernel.kill()
+        return None
+
+
+def _git(*args: str) -> str | None:
+    try:
+        done = subprocess.run(
+            ["git", *args], cwd=paths.PROJECT_ROOT, capture_output=True, text=True, timeout=10
+        )
+    except (OSError, subprocess.TimeoutExpired):
+        return None
+    return done.stdout.strip() if done.returncode == 0 else None
+
+
+def build_record(data: Path | None = None) -> dict:
+    """What this build was made from: release, git commit and dirty flag, versions, time."""
+    imported = paths.imported_release(data)
+    status = _git("status", "--porcelain")
+    packages = {}
+    for name in KEY_PACKAGES:
+        try:
+            packages[name] = metadata.version(name)
+        except metadata.PackageNotFoundError:
+            continue
+    return {
+        "release_dir": imported.get("release_dir"),
+        "release_digest": imported.get("release_digest"),
+        "release": imported.get("release"),
+        "git_commit": _git("rev-parse", "HEAD"),
+        "git_dirty": None if status is None else bool(status),
+        "python": platform.python_version(),
+        "packages": packages,
+        "built_at": datetime.now(UTC).strftime("%Y-%m-%dT%H:%M:%SZ"),
+    }
+
+
+def check_writable(paper_dir: Path) -> None:
+    """Refuse before any notebook runs when ``paper/`` or its parent cannot be written."""
+    for folder in (paper_dir.parent, paper_dir):
+        if not folder.is_dir():
+            continue
+        probe = folder / f".write-probe-{id(folder)}"
+        try:
+            probe.touch()
+            probe.unlink()
+        except OSError as error:
+            raise BuildError(f"{folder}: not writable ({error.strerror})") from None
+
+
+#: Where the build keeps the checked inputs it hands its notebooks, inside the staging
+#: folder's ``.parts`` (removed before ``paper/`` is replaced).
+CHECKED_INPUTS = "checked-inputs.pkl"
+
+
+def reads_checked(notebook: Path) -> bool:
+    """Whether ``notebook``'s section reads what the input check hands on: the published
+    conditions or the per-trial verdicts (a notebook of no known section may read them)."""
+    from analysis.paper.sections.reads import READS
+
+    reads = READS.get(notebook.stem)
+    return reads is None or reads.conditions or reads.verdicts
+
+
+def _parameters(notebook: Path, staging: Path, checked: Path | None) -> dict:
+    """The papermill parameters of ``notebook``: its output folder and, for a section that
+    reads the conditions or the verdicts, the checked inputs."""
+    from analysis.paper.sections.reads import READS
+
+    parameters = {"output_dir": str(staging)}
+    if checked is not None and notebook.stem in READS and reads_checked(notebook):
+        parameters["checked_inputs"] = str(checked)
+    return parameters
+
+
+def _swap(staging: Path, paper_dir: Path) -> None:
+    previous = paper_dir.with_name(paper_dir.name + ".previous")
+    shutil.rmtree(previous, ignore_errors=True)
+    if paper_dir.exists():
+        paper_dir.rename(previous)
+    staging.rename(paper_dir)
+    shutil.rmtree(previous, ignore_errors=True)
+
+
+def _keep_failed(runs: list[NotebookRun], paper_dir: Path) -> Path:
+    kept = paper_dir.with_name(paper_dir.name + ".failed")
+    shutil.rmtree(kept, ignore_errors=True)
+    kept.mkdir(parents=True)
+    for run in runs:
+        if run.failure and run.executed.is_file():
+            shutil.copy2(run.executed, kept / run.executed.name)
+    return kept
+
+
+def _stamp(paper_dir: Path) -> dict:
+    try:
+        record = json.loads((paper_dir / STAMP).read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return {}
+    return record if isinstance(record, dict) else {}
+
+
+def reusable_notebooks(paper_dir: Path, shared: str, notebooks: list[Path]) -> dict[str, dict]:
+    """The notebooks whose outputs in ``paper_dir`` still hold: nothing they share with the
+    others changed (release, runs, package, dependencies), their own file is unchanged and
+    every output the stamp lists is a file inside ``paper_dir``."""
+    stamp = _stamp(paper_dir)
+    recorded = stamp.get("notebooks")
+    if stamp.get("shared_digest") != shared or not isinstance(recorded, dict):
+        return {}
+    if set(recorded) != {nb.name for nb in notebooks}:
+        return {}
+    return {
+        nb.name: recorded[nb.name]
+        for nb in notebooks
+        if recorded[nb.name].get("sha256") == file_sha256(nb)
+        and all(
+            within(paper_dir, name) and (paper_dir / name).is_file()
+            for name in recorded[nb.name].get("outputs", [])
+        )
+    }
+
+
+def _seed(staging: Path, paper_dir: Path, reused: dict[str, dict]) -> None:
+    """Copy the outputs of the reused notebooks from ``paper_dir`` into ``staging``."""
+    for record in reused.values():
+        for name in record["outputs"]:
+            target = staging / name
+            target.parent.mkdir(parents=True, exist_ok=True)
+            shutil.copy2(paper_dir / name, target)
+
+
+def _collect(part: Path, staging: Path) -> list[str]:
+    """Move one notebook's own output folder into ``staging``; its files, relative."""
+    outputs = []
+    for file in sorted(p for p in part.rglob("*") if p.is_file()):
+        name = file.relative_to(part)
+        target = staging / name
+        target.parent.mkdir(parents=True, exist_ok=True)
+        file.replace(target)
+        outputs.append(str(name))
+    shutil.rmtree(part)
+    return outputs
+
+
+def _longest_first(notebooks: list[Path], paper_dir: Path) -> list[Path]:
+    """``notebooks`` ordered by the seconds each took in the last build, longest first (so
+    that the longest does not start last). Notebooks never timed go first, those reading
+    more first (per-trial verdicts, then the published conditions; see
+    ``analysis.paper.sections.READS``), later sections before earlier ones."""
+    from analysis.paper.sections.reads import READS
+
+    recorded = _stamp(paper_dir).get("notebooks")
+    recorded = recorded if isinstance(recorded, dict) else {}
+
+    def cost(notebook: Path) -> tuple[float, int, str]:
+        record = recorded.get(notebook.name)
+        value = record.get("seconds") if isinstance(record, dict) else None
+        reads = READS.get(notebook.stem)
+        weight = 2 * reads.verdicts + reads.conditions if reads is not None else 0
+        if isinstance(value, int | float):
+            return float(value), 0, ""
+        return float("inf"), weight, notebook.stem
+
+    return sorted(notebooks, key=cost, reverse=True)
+
+
+def build(
+    notebooks: list[Path],
+    paper_dir: Path = paths.PAPER_DIR,
+    workers: int = 2,
+    cell_timeout: float = CELL_TIMEOUT,
+) -> Path:
+    """Execute ``notebooks`` and replace ``paper_dir`` with their outputs; all or nothing.
+
+    A notebook whose file is unchanged, when nothing shared with the others changed, is not
+    run again: its outputs are carried over from ``paper_dir``; the numbers and the report
+    are always made anew from every notebook's outputs. The others run on ``workers`` warm
+    kernels (see :class:`NotebookRunner`), the first of which checks the inputs; a cell
+    running longer than ``cell_timeout`` seconds fails the build.
+    """
+    data = paths.data_dir()
+    recover_paper(paper_dir)
+    check_writable(paper_dir)
+    digest = build_digest(data, notebooks)
+    shared = shared_digest(data)
+    reused = reusable_notebooks(paper_dir, shared, notebooks)
+    to_run = [nb for nb in notebooks if nb.name not in reused]
+    runner = NotebookRunner(to_run, workers, cell_timeout) if to_run else None
+    staging = paper_dir.with_name(paper_dir.name + ".staging")
+    try:
+        to_run = _longest_first(to_run, paper_dir)
+        shutil.rmtree(staging, ignore_errors=True)
+        (staging / "notebooks").mkdir(parents=True)
+        parts = staging / ".parts"
+        parts.mkdir()
+        runs = runner.run(to_run, parts, parts / CHECKED_INPUTS) if runner else []
+        _seed(staging, paper_dir, reused)
+        for notebook in reused:
+            print(f"  {Path(notebook).stem:<24} {'':>7}  unchanged", flush=True)
+        failed = sorted((run for run in runs if run.failure), key=lambda run: run.notebook.name)
+        if failed:
+            kept = _keep_failed(failed, paper_dir) / failed[0].executed.name
+            where = (
+                f"; the partly executed notebook is kept in {kept}"
+                if kept.is_file()
+                else "; it did not start, so nothing was kept"
+            )
+            raise NotebookFailed(
+                f"notebook {failed[0].failure}{where}"
+                + "".join(f"\n  also failed: {run.failure}" for run in failed[1:])
+            )
+        _finish(staging, data, notebooks, reused, runs, digest, shared, runner)
+    except BaseException:
+        if runner is not None:  # no kernel writes into the staging folder once it is gone
+            runner.close()
+        shutil.rmtree(staging, ignore_errors=True)
+        raise
+    finally:
+        if runner is not None:
+            runner.close()
+    _swap(staging, paper_dir)
+    return paper_dir
+
+
+def _finish(staging, data, notebooks, reused, runs, digest, shared, runner) -> None:
+    """Gather the outputs, write numbers.json, the report and the PDF (on a kernel of
+    ``runner``, if any: :func:`write_reports`), then the stamp."""
+    records = dict(reused)
+    for run in runs:
+        outputs = _collect(staging / ".parts" / run.notebook.stem, staging)
+        records[run.notebook.name] = {
+            "sha256": file_sha256(run.notebook),
+            "outputs": outputs,
+            "seconds": round(run.seconds, 2),
+        }
+    shutil.rmtree(staging / ".parts", ignore_errors=True)
+    arguments = {
+        "staging": str(staging),
+        "data": str(data),
+        "notebooks": [nb.name for nb in notebooks],
+    }
+    if runner is None:
+        write_reports(**arguments)
+    else:
+        runner.call(
+            "analysis.paper.build.write_reports", "writing numbers.json and the report", **arguments
+        )
+    stamp = {"inputs_digest": digest, "shared_digest": shared, "notebooks": records}
+    (staging / STAMP).write_text(json.dumps(stamp, indent=2) + "\n", "utf-8")
+
+
+def write_reports(staging: str, data: str, notebooks: list[str]) -> None:
+    """Write into ``staging`` ``numbers.json`` (the numbers every notebook recorded, with
+    the release, the :func:`build_record` of ``data`` and, under ``left_out``, what each
+    notebook left out and why, the claims ledger too for another release than the paper's),
+    the HTML report and the PDF of the executed ``notebooks`` (names). The build runs this
+    on a warm kernel."""
+    from analysis.paper.claims import other_release
+    from analysis.paper.outputs import merge_left_out
+    from analysis.paper.pdf import LEDGER_MAKER, write_documents
+    from analysis.paper.provenance import merge_fragments
+
+    folder = Path(staging)
+    numbers = merge_fragments(folder)
+    left_out = merge_left_out(folder)
+    release = paths.release(Path(data))
+    reason = other_release(release, paths.scenario_set(Path(data)))
+    if reason is not None:
+        left_out.append({"notebook": LEDGER_MAKER, "what": "the claims ledger", "reason": reason})
+    document = {
+        "release": release,
+        "build": build_record(Path(data)),
+        "left_out": left_out,
+        "numbers": numbers,
+    }
+    (folder / "numbers.json").write_text(json.dumps(document, indent=2) + "\n", "utf-8")
+    write_documents(folder, [folder / "notebooks" / name for name in notebooks])
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Command line: ``python -m analysis.paper.build [--paper-dir DIR] [notebook ...]``."""
+    parser = help_parser("python -m analysis.paper.build", __doc__)
+    parser.add_argument(
+        "notebooks", nargs="*", type=Path, help="notebooks to run (default: notebooks/*.ipynb)"
+    )
+    parser.add_argument(
+        "--paper-dir",
+        type=Path,
+        default=paths.PAPER_DIR,
+        help="where the paper is built (default: paper/)",
+    )
+    parser.add_argument(
+        "--workers", type=int, default=2, help="kernels at once (default 2; at least 1)"
+    )
+    parser.add_argument(
+        "--cell-timeout",
+        type=float,
+        default=CELL_TIMEOUT,
+        help=f"seconds one cell may run before the build fails (default {CELL_TIMEOUT})",
+    )
+    args = parser.parse_args(argv)
+    notebooks = [nb.resolve() for nb in args.notebooks] or default_notebooks()
+    paper_dir = args.paper_dir.resolve()
+    started = time.perf_counter()
+    lock = lock_for(paths.data_dir())
+    try:
+        lock.acquire()
+        build(notebooks, paper_dir, args.workers, args.cell_timeout)
+    except LockedError as error:
+        print(f"error: {error}", file=sys.stderr)
+        return 2
+    except (BuildError, ReleaseError, ValueError, KeyError, OSError) as error:
+        message = error_text(error)
+        print(f"error: {message}\nNothing was written to {paper_dir}.", file=sys.stderr)
+        return 1 if isinstance(error, NotebookFailed) else 2
+    except KeyboardInterrupt:
+        print(f"interrupted; nothing was written to {paper_dir}", file=sys.stderr)
+        return 130
+    finally:
+        lock.release()
+    seconds = time.perf_counter() - started
+    print(f"Built {paper_dir} from {len(notebooks)} notebooks in {seconds:.1f} s.")
+    return 0
+
+
+if __name__ == "__main__":
+    status = main()
+    # The process ends here: leave its heap out of the interpreter's final garbage
+    # collection, which would walk the whole analysis stack (about a second).
+    gc.freeze()
+    sys.exit(status)

@@ -1,0 +1,180 @@
+"""LaTeX for authors: escaping, and booktabs tables that compile as written and fit a
+one-column article with 1-inch margins."""
+
+from __future__ import annotations
+
+import re
+
+import pandas as pd
+
+from analysis.paper.presentation import presented
+
+#: Text width of a one-column article with 1-inch margins on A4 (the narrower of A4 and
+#: US letter), in points.
+TEXT_WIDTH_PT = 451.0
+#: More rows than this go in a ``longtable`` that breaks across pages.
+LONG_TABLE_ROWS = 30
+_CAPTION_NUMBERED = re.compile(r"^\s*table\s+\d+\s*[:.]", re.IGNORECASE)
+
+_LATEX_SPECIALS = {
+    "\\": r"\textbackslash{}",
+    "&": r"\&",
+    "%": r"\%",
+    "$": r"\$",
+    "#": r"\#",
+    "_": r"\_",
+    "{": r"\{",
+    "}": r"\}",
+    "~": r"\textasciitilde{}",
+    "^": r"\textasciicircum{}",
+    "–": "--",
+    "—": "---",
+    "×": r"\ensuremath{\times}",
+    "≥": r"\ensuremath{\geq}",
+    "≤": r"\ensuremath{\leq}",
+    "→": r"\ensuremath{\rightarrow}",
+}
+
+
+_ASCII_ESCAPES = str.maketrans({ch: tex for ch, tex in _LATEX_SPECIALS.items() if ch.isascii()})
+
+
+def latex_escape(text: object) -> str:
+    """``text`` safe in LaTeX body text: ``\\ & % $ # _ { } ~ ^`` and a few symbols escaped;
+    a character beyond Latin (which pdflatex cannot set without extra fonts) becomes ``?``."""
+    text = str(text)
+    if text.isascii():
+        return text.translate(_ASCII_ESCAPES)
+    return "".join(_LATEX_SPECIALS.get(ch, ch if ord(ch) < 0x250 else "?") for ch in text)
+
+
+def _widest(shown: pd.DataFrame) -> list[int]:
+    """Characters in the widest cell of each column of ``shown`` (strings), header included."""
+    return [max([len(str(c)), *map(len, set(shown[c]))]) for c in shown.columns]
+
+
+def _width_pt(widest: list[int], scale: float, colsep: float) -> float:
+    """Rough natural width of a table whose columns are ``widest`` characters wide: ~5 pt per
+    character at \\small, plus column gaps."""
+    return sum(chars * 5.0 * scale + 2 * colsep for chars in widest)
+
+
+def _breakable(tex: str) -> str:
+    """Escaped text that may break after a dot, underscore or slash (long identifiers)."""
+    return re.sub(r"(\.(?=[A-Za-z])|\\_(?=\S)|/(?=\S))", r"\1\\allowbreak{}", tex)
+
+
+def _body(shown: pd.DataFrame, breakable: list[bool]) -> list[str]:
+    """The rows of ``shown`` as LaTeX, each cell escaped, and made :func:`_breakable` in the
+    ``breakable`` columns; each distinct cell of a column is escaped once (a long table
+    repeats its labels and its numbers)."""
+    columns = []
+    for column, wrap in zip(shown.columns, breakable, strict=True):
+        values = shown[column].tolist()
+        tex = {v: latex_escape(v) for v in set(values)}
+        if wrap:
+            tex = {v: _breakable(t) for v, t in tex.items()}
+        columns.append([tex[v] for v in values])
+    return [" & ".join(row) + r" \\" for row in zip(*columns, strict=True)]
+
+
+def _wrapped_spec(shown: pd.DataFrame, numeric: list[bool], scale: float, colsep: float) -> str:
+    """Fixed-width columns that add up to the text width: numbers keep the width of their
+    widest cell; text columns get their longest unbreakable word, then share the rest in
+    proportion to what more they need. Headers and text wrap."""
+
+    def longest_word(values: set[str]) -> float:
+        words = [w for v in values for w in re.split(r"(?<=[-._/])|\s+", v) if w]
+        return 6.2 * max([4, *(len(w) for w in words)]) * scale
+
+    natural, minimum = {}, {}
+    for column, is_numeric in zip(shown.columns, numeric, strict=True):
+        values = set(shown[column])  # each distinct cell once: long tables repeat them
+        header = 7.0 * max(len(w) for w in column.split()) * scale
+        natural[column] = max(header, 5.5 * max(len(v) for v in [column, *values]) * scale)
+        minimum[column] = max(header, longest_word(values))
+        if is_numeric:
+            widest = 6.2 * max([4, *(len(v) for v in values)]) * scale
+            minimum[column] = natural[column] = max(header, widest)
+    room = TEXT_WIDTH_PT - 2 * colsep * (len(shown.columns) - 1) - 2.0
+    spare = room - sum(minimum.values())
+    wanted = sum(natural[c] - minimum[c] for c in shown.columns) or 1.0
+    columns = []
+    for column, is_numeric in zip(shown.columns, numeric, strict=True):
+        extra = max(spare, 0.0) * (natural[column] - minimum[column]) / wanted
+        width = min(natural[column], minimum[column] + extra)
+        align = r"\raggedleft" if is_numeric else r"\raggedright"
+        columns.append(rf">{{{align}\arraybackslash}}p{{{width:.1f}pt}}")
+    return "".join(columns)
+
+
+def latex_table(
+    frame: pd.DataFrame, caption: str, label: str, shown: pd.DataFrame | None = None
+) -> str:
+    """A booktabs table that compiles as written and fits a one-column article.
+
+    Uses only booktabs, graphicx, longtable, array and caption: ``\\small`` always,
+    ``\\resizebox`` for a wide short table, ``longtable`` (smaller type, wrapped text
+    columns when still too wide) for a long one. ``shown``: ``presented(frame)``, when the
+    caller has it already.
+    """
+    if _CAPTION_NUMBERED.match(caption):
+        raise ValueError(f"table {label}: the caption must not start with 'Table N:'")
+    if shown is None:
+        shown = presented(frame)
+    numeric = [
+        pd.api.types.is_numeric_dtype(frame[c]) and not pd.api.types.is_bool_dtype(frame[c])
+        for c in frame.columns
+    ]
+    header = " & ".join(latex_escape(c) for c in shown.columns) + r" \\"
+    title = rf"\caption{{{latex_escape(caption)}}}\label{{tab:{label}}}"
+    if len(shown) <= LONG_TABLE_ROWS:
+        body = _body(shown, [False] * len(numeric))
+        spec = "".join("r" if n else "l" for n in numeric)
+        tabular = "\n".join(
+            [
+                rf"\begin{{tabular}}{{@{{}}{spec}@{{}}}}",
+                r"\toprule",
+                header,
+                r"\midrule",
+                *body,
+                r"\bottomrule",
+                r"\end{tabular}",
+            ]
+        )
+        if _width_pt(_widest(shown), 0.9, 6.0) > TEXT_WIDTH_PT:
+            tabular = r"\resizebox{\linewidth}{!}{%" + "\n" + tabular + "%\n}"
+        return "\n".join(
+            [r"\begin{table}[tbp]", r"\centering", r"\small", title, tabular, r"\end{table}", ""]
+        )
+    # Long: pick the largest type that fits; wrap the text columns if none does.
+    sizes = ((r"\small", 0.9, 4.0), (r"\footnotesize", 0.8, 3.0), (r"\scriptsize", 0.7, 2.0))
+    widest = _widest(shown)
+    fitting = [s for s in sizes if _width_pt(widest, s[1], s[2]) <= TEXT_WIDTH_PT]
+    size, scale, colsep = fitting[0] if fitting else sizes[-1]
+    spec = "".join("r" if n else "l" for n in numeric)
+    if not fitting:  # text columns wrap, and long identifiers may break
+        spec = _wrapped_spec(shown, numeric, scale, colsep)
+    body = _body(shown, [not fitting and not n for n in numeric])
+    return "\n".join(
+        [
+            "{" + size,
+            rf"\setlength{{\tabcolsep}}{{{colsep:g}pt}}",
+            rf"\begin{{longtable}}{{@{{}}{spec}@{{}}}}",
+            title + r" \\",
+            r"\toprule",
+            header,
+            r"\midrule",
+            r"\endfirsthead",
+            r"\toprule",
+            header,
+            r"\midrule",
+            r"\endhead",
+            r"\bottomrule",
+            r"\endfoot",
+            *body,
+            r"\end{longtable}",
+            "}",
+            "",
+        ]
+    )

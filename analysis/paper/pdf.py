@@ -1,0 +1,80 @@
+"""``paper/paper.pdf``: the typeset reproduction report, and the files it reads.
+
+After the notebooks ran, :func:`write_documents` merges their catalogue fragments into
+``catalogue.json``, writes the claims ledger (``tables/claims.*``; not for another release
+than the paper's, see :func:`analysis.paper.claims.other_release`) and one LaTeX macro per
+number (``tables/numbers.tex``), renders ``index.html`` and compiles ``paper.pdf`` with
+Typst (the ``typst`` package compiles in-process, offline, with its embedded fonts, and
+releases the GIL: the PDF compiles in a thread while the HTML renders).
+
+The template ``analysis/paper/templates/report.typ`` is copied to ``paper/paper.typ`` and reads
+every number at compile time from ``numbers.json`` or a table CSV: ``typst compile
+paper/paper.typ`` rebuilds the PDF from the folder alone.
+"""
+
+from __future__ import annotations
+
+import json
+import shutil
+from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
+
+import typst
+
+from analysis.files.reading import read_json
+from analysis.paper.claims import ledger, readable
+from analysis.paper.html_report import render_html
+from analysis.paper.outputs import merge_catalogue, write_table
+from analysis.paper.provenance import write_numbers_tex
+
+TEMPLATE = Path(__file__).parent / "templates" / "report.typ"
+#: Who writes the claims ledger, as the catalogue and the left-out list name it.
+LEDGER_MAKER = "the build (analysis.paper.claims)"
+CLAIMS_CAPTION = (
+    "Claims ledger: every number the paper states, its published value, the value this "
+    "build recomputes, and whether it was reproduced."
+)
+
+
+def render_pdf(paper_dir: Path) -> Path:
+    """Compile ``paper_dir/paper.typ`` (copied from the template) into ``paper.pdf``."""
+    source = paper_dir / "paper.typ"
+    shutil.copyfile(TEMPLATE, source)
+    target = paper_dir / "paper.pdf"
+    try:
+        typst.compile(
+            str(source), output=str(target), root=str(paper_dir), ignore_system_fonts=True
+        )
+    except typst.TypstError as error:
+        raise ValueError(f"{source}: Typst could not compile the report: {error}") from None
+    return target
+
+
+def write_documents(paper_dir: Path, executed: list[Path]) -> None:
+    """Catalogue, claims ledger (unless ``numbers.json`` lists it as left out),
+    ``numbers.tex``, ``index.html`` and ``paper.pdf``."""
+    document = read_json(paper_dir / "numbers.json")
+    catalogue = merge_catalogue(paper_dir)
+    left_out = document.get("left_out") or []
+    claims = None
+    if not any(entry["notebook"] == LEDGER_MAKER for entry in left_out):
+        claims = ledger(document["numbers"])
+        write_table(
+            paper_dir / "tables",
+            claims,
+            "claims",
+            CLAIMS_CAPTION,
+            for_reader=readable(claims),
+        )
+        catalogue["tables/claims"] = {
+            "kind": "table",
+            "name": "claims",
+            "caption": CLAIMS_CAPTION,
+            "notebook": LEDGER_MAKER,
+        }
+    (paper_dir / "catalogue.json").write_text(json.dumps(catalogue, indent=2) + "\n", "utf-8")
+    write_numbers_tex(document["numbers"], paper_dir / "tables" / "numbers.tex")
+    with ThreadPoolExecutor(max_workers=1) as pool:
+        pdf = pool.submit(render_pdf, paper_dir)
+        render_html(executed, paper_dir / "index.html", document, claims)
+        pdf.result()

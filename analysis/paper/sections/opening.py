@@ -1,0 +1,301 @@
+"""Opening a notebook section: its inputs, its output writer and its recorded numbers.
+
+Every notebook starts with :func:`open_section`, given its papermill parameters, which loads
+what the section reads (:data:`~analysis.paper.sections.reads.READS`). The files read become the
+inputs whose sha256 each recorded number carries. The build loads and checks them once
+(:func:`write_checked_inputs`) and hands the frames to each section (``checked_inputs``); a
+notebook run alone loads them itself.
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import matplotlib.pyplot as plt
+import pandas as pd
+
+from analysis import paths
+from analysis.corpus.scenarios import load_scenarios
+from analysis.files.parts import PER_TRIAL_FILE, Part, absence, has_part
+from analysis.paper.claims import compare, other_release
+from analysis.paper.outputs import Output, show, stand_in_caption, stand_in_title
+from analysis.paper.provenance import NumberBook, require_distinct_slugs
+from analysis.paper.sections.reads import READS, Locations, Reads
+from analysis.trials import VerdictPaths, verdict_path_list
+
+
+@dataclass
+class Section:
+    """One notebook section's inputs and where it writes (:func:`open_section`)."""
+
+    name: str
+    out: Output
+    scenarios: pd.DataFrame
+    locations: Locations
+    #: The published conditions as counts (``leaderboard.json``), when the section reads them.
+    conditions: pd.DataFrame | None = None
+    #: Per-trial verdicts (one row per trial) and their pooled cells, when the section reads them.
+    trials: pd.DataFrame | None = None
+    cells: pd.DataFrame | None = None
+    inputs: list[Path] = field(default_factory=list)
+
+    @property
+    def numbers(self) -> NumberBook:
+        """The numbers this section records."""
+        return self.out.numbers
+
+    @property
+    def sources(self) -> list[str]:
+        """The pools of the per-trial cells (``published``, ``reference-policy: ...``)."""
+        if self.cells is None:
+            return []
+        return sorted(self.cells["source"].astype(str).unique())
+
+    def stand_in(self, caption: str) -> str:
+        """``caption``, marked as not the paper's results when no published per-trial
+        verdicts are among the pools."""
+        return stand_in_caption(caption, self.sources)
+
+    def stand_in_title(self, title: str) -> str:
+        """A figure title with the same mark as :meth:`stand_in`."""
+        return stand_in_title(title, self.sources)
+
+    def record(self, numbers: pd.DataFrame) -> None:
+        """Record a numbers table (:func:`analysis.paper.provenance.numbers_table`)."""
+        self.numbers.record(numbers)
+
+    def table(
+        self,
+        frame: pd.DataFrame,
+        name: str,
+        caption: str,
+        *,
+        show_rows: int | None = None,
+        columns: list[str] | None = None,
+    ) -> None:
+        """Write ``frame`` as ``tables/<name>.*`` (the CSV whole, the reader's files with
+        ``columns``), shown with ``show_rows`` rows."""
+        self.out.table(frame, name, caption, show_rows=show_rows, columns=columns)
+
+    def figure(self, fig: plt.Figure, name: str, caption: str) -> None:
+        """Show ``fig`` and write it as ``figures/<name>.pdf`` and ``.png``."""
+        self.out.figure(fig, name, caption)
+
+    def show(self, frame: pd.DataFrame, rows: int = 40) -> None:
+        """Display ``frame`` for a reader, without writing it."""
+        show(frame, rows)
+
+    def compare(self, claims_section: str | None = None) -> None:
+        """Show the published claims this section recomputes beside their recomputed values
+        (with ``claims_section``, also those of that section needing per-trial verdicts);
+        for another release than the paper's, says that there is nothing to compare."""
+        data = self.locations.runs.parent
+        reason = other_release(paths.release(data), paths.scenario_set(data))
+        if reason is not None:
+            print(f"No published values to compare: {reason}.")
+            return
+        show(compare(self.numbers.numbers, claims_section))
+
+    def has(self, part: Part, what: str) -> bool:
+        """Whether the release has the optional ``part``; when it has not, ``what`` (the
+        tables or numbers that read it) is left out, said here and in the build's report.
+        A part the release's checksums pin and that is missing is refused, naming it."""
+        if has_part(self.locations.results, part):
+            return True
+        self.out.left_out(what, absence(self.locations.results, part))
+        return False
+
+    def close(self) -> None:
+        """Write the section's numbers, catalogue and what it left out."""
+        self.out.close()
+
+
+#: How a refusal of reference policies made for another corpus ends.
+REMAKE_REFERENCE = "; remake the reference policies for it with `make reference-runs`"
+
+#: What :func:`write_checked_inputs` stores: everything any section reads from the data
+#: folder, loaded and cross-checked once.
+ALL_READS = Reads(conditions=True, verdicts=True)
+
+
+@dataclass(frozen=True)
+class Loaded:
+    """A section's loaded and checked frames (None where it does not read them)."""
+
+    scenarios: pd.DataFrame
+    conditions: pd.DataFrame | None = None
+    trials: pd.DataFrame | None = None
+    cells: pd.DataFrame | None = None
+
+
+def load_inputs(what: Reads, where: Locations, verdict_paths: list[str] | None) -> Loaded:
+    """Load and cross-check what ``what`` reads from ``where``."""
+    scenarios = load_scenarios(where.scenarios, where.results)
+    conditions = trials = cells = None
+    if what.conditions:
+        from analysis.scoring.leaderboard import load_conditions
+
+        conditions = load_conditions(scenarios, where.results)
+        board = where.results / "leaderboard.json"
+        require_distinct_slugs(conditions["label"], "conditions", str(board))
+        require_distinct_slugs(conditions["model"], "models", str(board))
+    if what.verdicts:
+        from analysis.scoring.breakdowns import POOL_OF
+        from analysis.scoring.crosscheck import load_checked_cells, settle_weighted_miss
+        from analysis.trials.schema import UnknownScenarioError
+
+        try:
+            trials, cells = load_checked_cells(
+                scenarios, verdict_paths, where.results, runs_dir=where.runs, conditions=conditions
+            )
+        except UnknownScenarioError as error:
+            reference = where.runs / paths.REFERENCE_RUNS_NAME
+            if Path(error.origin).parent != reference:
+                raise
+            raise ValueError(
+                f"{reference}: the reference policies hold {len(error.unknown)} scenario(s) this "
+                f"release does not ({', '.join(error.unknown[:3])}"
+                f"{'...' if len(error.unknown) > 3 else ''}){REMAKE_REFERENCE}"
+            ) from None
+        if cells.empty and verdict_paths is None:
+            raise ValueError(
+                f"{where.runs}: no per-trial verdicts (this release has no "
+                f"{PER_TRIAL_FILE} and no sample run, and there are no reference policies "
+                "or runs of your own); make the reference policies for it with "
+                "`make reference-runs`"
+            )
+        if conditions is not None:
+            conditions = settle_weighted_miss(conditions, cells)
+        by_origin = dict(tuple(cells.groupby(cells[POOL_OF].astype(str))))
+        for source, part in by_origin.items():
+            origin = f"{where.runs} ({source} verdicts)"
+            require_distinct_slugs(part["condition"], "conditions", origin)
+            require_distinct_slugs(part["model"], "models", origin)
+        if "reference-policy" in by_origin:
+            _require_reference_policies_cover(by_origin["reference-policy"], scenarios, where)
+    return Loaded(scenarios, conditions, trials, cells)
+
+
+def _require_reference_policies_cover(
+    reference: pd.DataFrame, scenarios: pd.DataFrame, where: Locations
+) -> None:
+    """The reference policies' cells stand beside the published conditions on every
+    scenario: a set made for another corpus is refused, saying how to remake it (``make
+    reference-runs``)."""
+    ids = set(scenarios["scenario_id"].astype(str))
+    for condition, part in reference.groupby("condition", observed=True):
+        have = set(part["scenario_id"].astype(str))
+        if have != ids:
+            missing, extra = sorted(ids - have), sorted(have - ids)
+            raise ValueError(
+                f"{where.runs / paths.REFERENCE_RUNS_NAME}: {condition} covers "
+                f"{len(have & ids)} of the {len(ids)} scenarios of this release"
+                + (
+                    f" (none of {', '.join(missing[:3])}{'...' if len(missing) > 3 else ''})"
+                    if missing
+                    else ""
+                )
+                + (f" and {len(extra)} it does not hold" if extra else "")
+                + REMAKE_REFERENCE
+            )
+
+
+def write_checked_inputs(
+    path: str | os.PathLike[str], data_dir: str | os.PathLike[str] | None = None
+) -> Path:
+    """Load and cross-check every input under ``data_dir`` once (:data:`ALL_READS`, every
+    verdict found) and store the frames at ``path`` (a pickle), for :func:`open_section`'s
+    ``checked_inputs``: the build does this before its notebooks start, so that each one
+    does not load and check the same files again; the release's agreement reports are read
+    and checked too (:func:`analysis.paper.sections.labels.reported_agreement`). Bad input raises
+    here."""
+    where = Locations.of(data_dir)
+    loaded = load_inputs(ALL_READS, where, None)
+    from analysis.paper.sections.labels import reported_agreement
+
+    reported_agreement(where.results, loaded.scenarios)  # the agreement reports read, too
+    pd.to_pickle({"locations": where, "loaded": loaded}, path)
+    return Path(path)
+
+
+def _read_checked_inputs(path: str | os.PathLike[str], where: Locations, what: Reads) -> Loaded:
+    stored = pd.read_pickle(path)
+    if stored["locations"] != where:
+        raise ValueError(
+            f"{path}: checked inputs of {stored['locations'].runs.parent}, not of "
+            f"{where.runs.parent}"
+        )
+    loaded = stored["loaded"]
+    return Loaded(
+        loaded.scenarios,
+        loaded.conditions if what.conditions else None,
+        loaded.trials if what.verdicts else None,
+        loaded.cells if what.verdicts else None,
+    )
+
+
+def open_section(
+    notebook: str,
+    *,
+    output_dir: str | os.PathLike[str] | None = None,
+    data_dir: str | os.PathLike[str] | None = None,
+    verdict_paths: VerdictPaths = None,
+    checked_inputs: str | os.PathLike[str] | None = None,
+    reads: Reads | None = None,
+) -> Section:
+    """Open the section of ``notebook`` (``"05-patterns"``): load what it reads
+    (:data:`READS`, or ``reads``) from ``data_dir`` (None: the project's data folder) and
+    open its :class:`~analysis.paper.outputs.Output` in ``output_dir`` (None: ``scratch/``).
+
+    ``verdict_paths`` (a path or a list; None: every verdict found under the runs folder)
+    chooses the per-trial verdicts; the pools they form are printed. ``checked_inputs``, a
+    file :func:`write_checked_inputs` wrote for the same ``data_dir`` (the build passes
+    one), supplies the frames already loaded and checked, instead of loading them again.
+
+    Examples
+    --------
+    On the imported release, writing into a temporary folder:
+
+    >>> import tempfile
+    >>> section = open_section("01-corpus", output_dir=tempfile.mkdtemp())
+    >>> section.name, len(section.scenarios) > 0
+    ('01-corpus', True)
+    """
+    what = reads if reads is not None else READS.get(notebook)
+    if what is None:
+        known = ", ".join(READS)
+        raise ValueError(f"unknown section {notebook!r}; known: {known} (or pass reads=)")
+    where = Locations.of(data_dir)
+    listed = verdict_path_list(verdict_paths)
+    if checked_inputs is None:
+        loaded = load_inputs(what, where, listed)
+    elif listed is not None:
+        raise ValueError("give verdict_paths or checked_inputs, not both")
+    else:
+        loaded = _read_checked_inputs(checked_inputs, where, what)
+    inputs: list[Path] = []
+    if what.conditions:
+        from analysis.scoring.leaderboard import LEADERBOARD_FILENAME
+
+        inputs += [where.results / LEADERBOARD_FILENAME, where.results / paths.RELEASE_MANIFEST]
+    inputs.append(where.scenarios)
+    files = (where.results / name for name in what.results_files)
+    inputs += [file for file in files if file.exists()]  # not the optional parts it lacks
+    if what.verdicts:
+        from analysis.scoring.crosscheck import source_summary, verdict_inputs
+
+        inputs += verdict_inputs(listed, where.runs)
+        print(source_summary(loaded.cells))
+    out = Output(output_dir, notebook, inputs)
+    return Section(
+        name=notebook,
+        out=out,
+        scenarios=loaded.scenarios,
+        locations=where,
+        conditions=loaded.conditions,
+        trials=loaded.trials,
+        cells=loaded.cells,
+        inputs=inputs,
+    )

@@ -1,0 +1,486 @@
+"""Per-trial breakdowns: pure functions of scored cells (``analysis.scoring.rules.score_cells``) and
+the scenarios table (``analysis.corpus.scenarios.load_scenarios``).
+
+Different conditions are never pooled by accident. :func:`pool_cells` gives every cell a pool
+in its ``source`` column (the original source moves to ``pool_of``): the published model
+conditions form one pool, as the paper pools them (Table 3, the mirror gap, the headline);
+a set of conditions the caller names forms another; every other condition (each reference
+gate, the release's sample cell, each run) stands alone. Every table is grouped by that pool
+first, and every function pools its input itself when the caller has not. Counts are integers
+and every rate is ``k / n`` of them.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from fractions import Fraction
+
+import pandas as pd
+
+from analysis.scoring.intervals import with_wilson
+from analysis.scoring.leaderboard import table2_order_key
+from analysis.scoring.ratio import Ratio
+from analysis.scoring.rules import condition_scores
+
+ANCHOR = "public_harm_anchor"
+MIRROR = "incident_mirror"
+CONFLICT = "detector_conflict"
+
+#: Scenario columns the breakdowns attach to cells.
+_SCENARIO_COLUMNS = ("boundary_pattern", "title", "domain", "action_effect")
+
+PUBLISHED = "published"
+#: Where :func:`pool_cells` keeps each cell's original source.
+POOL_OF = "pool_of"
+
+
+def pool_cells(
+    cells: pd.DataFrame, named: Sequence[str] | None = None, name: str = "named conditions"
+) -> pd.DataFrame:
+    """``cells`` with their pool in ``source`` and the original source in ``pool_of``.
+
+    Pools: ``published`` (every condition of the release's per-trial verdicts); ``name`` (the
+    conditions in ``named``, by label, from any source but the published one); every other
+    condition alone, as ``"<source>: <condition>"``. Cells already pooled are returned as
+    they are. An unknown name in ``named`` is an error.
+    """
+    if POOL_OF in cells.columns:
+        return cells
+    out = cells.copy()
+    source = out["source"].astype(str)
+    condition = out["condition"].astype(str)
+    pool = (source + ": " + condition).where(source != PUBLISHED, PUBLISHED)
+    if named:
+        unknown = sorted(set(named) - set(condition[source != PUBLISHED]))
+        if unknown:
+            raise ValueError(f"pool {name!r}: no such condition(s) {unknown}")
+        pool = pool.where(~(condition.isin(list(named)) & (source != PUBLISHED)), name)
+    out[POOL_OF] = source
+    out["source"] = pool
+    return out
+
+
+def pool_summary(cells: pd.DataFrame) -> str:
+    """Which conditions each pool holds, as one sentence per pool."""
+    pooled = pool_cells(cells)
+    lines = []
+    for pool, part in pooled.groupby("source", sort=True):
+        conditions = sorted(part["condition"].astype(str).unique())
+        if len(conditions) == 1 and pool.endswith(conditions[0]):
+            lines.append(f"{pool}: stands alone")
+        else:
+            lines.append(
+                f"{pool}: pooled over {len(conditions)} conditions ({', '.join(conditions)})"
+            )
+    return "\n".join(lines) if lines else "no conditions"
+
+
+def one_pool(cells: pd.DataFrame, what: str) -> None:
+    """Refuse to pool cells of more than one pool (:func:`pool_cells`) into one number."""
+    pools = sorted(pool_cells(cells)["source"].astype(str).unique())
+    if len(pools) > 1:
+        raise ValueError(
+            f"{what}: cells of {len(pools)} pools given ({', '.join(pools)}); pass one"
+        )
+
+
+def decided_cells(cells: pd.DataFrame, scenarios: pd.DataFrame) -> pd.DataFrame:
+    """The decided cells (those with a modal decision; pooled by :func:`pool_cells`) with
+    their scenario's pattern, title, domain and action effect (string-typed keys, a plain
+    integer index). :func:`analysis.scoring.rules.score_cells` scores every cell; this keeps the
+    decided ones and joins their scenarios."""
+    cells = pool_cells(cells)
+    keep = cells.loc[cells["modal_scored"].to_numpy(dtype=bool)].copy()
+    for column in ("scenario_id", "condition", "source"):
+        keep[column] = keep[column].astype(str)
+    extra = [c for c in _SCENARIO_COLUMNS if c in scenarios.columns]
+    meta = scenarios[["scenario_id", *extra]].copy()
+    meta["scenario_id"] = meta["scenario_id"].astype(str)
+    out = keep.merge(meta, on="scenario_id", how="left", validate="many_to_one")
+    out["modal_correct"] = out["modal_correct"].astype(bool)
+    return out.reset_index(drop=True)
+
+
+def _accuracy(table: pd.DataFrame, k: str = "n_correct", n: str = "n_cells") -> pd.DataFrame:
+    table = table.copy()
+    table["accuracy"] = table[k] / table[n].where(table[n] > 0)
+    return with_wilson(table, k, n, "accuracy")
+
+
+def pattern_gradient(cells: pd.DataFrame, scenarios: pd.DataFrame) -> pd.DataFrame:
+    """Table 3: modal accuracy per construction pattern over every modal-scored cell.
+
+    Per (source, pattern): ``n_scenarios`` (distinct scenarios with a cell of the pool, a
+    scenario filtered in every cell included, as the release's pattern table counts them),
+    ``n_cells``, ``n_correct`` (modal-correct cells), ``accuracy = n_correct / n_cells`` and
+    its Wilson 95% bounds; sorted by source, then accuracy descending. A pattern with no
+    modal-scored cell has no accuracy and no row.
+
+    Examples
+    --------
+    >>> from analysis.inference.simulate import simulated_cells
+    >>> cells, scenarios = simulated_cells(n_models=1, n_scenarios=8, seed=0)
+    >>> gradient = pattern_gradient(cells, scenarios)
+    >>> gradient.groupby("source", observed=True)["n_cells"].sum().tolist()
+    [8, 8]
+    """
+    scored = decided_cells(cells, scenarios)
+    scored["boundary_pattern"] = scored["boundary_pattern"].astype(str)
+    table = (
+        scored.groupby(["source", "boundary_pattern"], sort=True)
+        .agg(n_cells=("modal_correct", "size"), n_correct=("modal_correct", "sum"))
+        .reset_index()
+        .astype({"n_cells": "int64", "n_correct": "int64"})
+    )
+    pooled = pool_cells(cells)
+    every = pd.DataFrame(
+        {
+            "source": pooled["source"].astype(str).to_numpy(),
+            "scenario_id": pooled["scenario_id"].astype(str).to_numpy(),
+        }
+    ).merge(
+        scenarios[["scenario_id", "boundary_pattern"]].astype(str),
+        on="scenario_id",
+        validate="many_to_one",
+    )
+    n_scenarios = every.groupby(["source", "boundary_pattern"])["scenario_id"].nunique()
+    keys = pd.MultiIndex.from_frame(table[["source", "boundary_pattern"]])
+    table.insert(2, "n_scenarios", n_scenarios.reindex(keys).to_numpy(dtype="int64"))
+    table = _accuracy(table)
+    return table.sort_values(
+        ["source", "accuracy", "boundary_pattern"], ascending=[True, False, True], ignore_index=True
+    )
+
+
+@dataclass(frozen=True)
+class MirrorGap:
+    """Pooled modal accuracy of anchors, mirrors and detector conflicts, as counts."""
+
+    anchor: Ratio
+    mirror: Ratio
+    conflict: Ratio
+
+    @property
+    def gap(self) -> Fraction:
+        """Anchor minus mirror accuracy, from the raw fractions."""
+        return self.anchor.rate - self.mirror.rate
+
+    @property
+    def conflict_gap(self) -> Fraction:
+        """Anchor minus detector-conflict accuracy, from the raw fractions."""
+        return self.anchor.rate - self.conflict.rate
+
+
+def pattern_accuracy(scored: pd.DataFrame, pattern: str) -> Ratio:
+    """Modal-correct of the cells of ``pattern`` among ``scored`` (:func:`decided_cells`)."""
+    rows = scored["boundary_pattern"].astype(str) == pattern
+    return Ratio(int(scored.loc[rows, "modal_correct"].sum()), int(rows.sum()))
+
+
+def mirror_gap(cells: pd.DataFrame, scenarios: pd.DataFrame) -> MirrorGap:
+    """Anchors (``public_harm_anchor``) against mirrors (``incident_mirror``) and detector
+    conflicts: modal-correct / modal-scored cells of each, pooled over the given cells, which
+    must be one pool (:func:`pool_cells`).
+
+    Examples
+    --------
+    On the imported release, for one pool of cells:
+
+    >>> from analysis import load_checked_cells, load_scenarios
+    >>> scenarios = load_scenarios()
+    >>> _, cells = load_checked_cells(scenarios)
+    >>> gap = mirror_gap(cells[cells["source"] == cells["source"].iloc[0]], scenarios)
+    >>> gap.anchor.k <= gap.anchor.n and gap.mirror.k <= gap.mirror.n
+    True
+    """
+    scored = decided_cells(cells, scenarios)
+    one_pool(scored, "mirror_gap")
+    return MirrorGap(
+        anchor=pattern_accuracy(scored, ANCHOR),
+        mirror=pattern_accuracy(scored, MIRROR),
+        conflict=pattern_accuracy(scored, CONFLICT),
+    )
+
+
+def per_condition_pattern_accuracy(
+    cells: pd.DataFrame, scenarios: pd.DataFrame, patterns: Sequence[str] = (ANCHOR, MIRROR)
+) -> pd.DataFrame:
+    """Per (source, condition): ``<pattern>_correct``, ``<pattern>_cells`` and
+    ``<pattern>_accuracy`` (modal-correct / modal-scored cells) for each pattern; one row per
+    condition, for an anchor-against-mirror scatter."""
+    scored = decided_cells(cells, scenarios)
+    scored["boundary_pattern"] = scored["boundary_pattern"].astype(str)
+    base = scored[["source", "condition"]].drop_duplicates().sort_values(["source", "condition"])
+    out = base.reset_index(drop=True)
+    for pattern in patterns:
+        part = (
+            scored.loc[scored["boundary_pattern"] == pattern]
+            .groupby(["source", "condition"], sort=True)["modal_correct"]
+            .agg(["sum", "size"])
+            .rename(columns={"sum": f"{pattern}_correct", "size": f"{pattern}_cells"})
+            .reset_index()
+        )
+        out = out.merge(part, on=["source", "condition"], how="left")
+        counts = [f"{pattern}_correct", f"{pattern}_cells"]
+        out[counts] = out[counts].fillna(0).astype("int64")
+        out[f"{pattern}_accuracy"] = out[f"{pattern}_correct"] / out[f"{pattern}_cells"].where(
+            out[f"{pattern}_cells"] > 0
+        )
+    return out
+
+
+def hardest_scenarios(cells: pd.DataFrame, scenarios: pd.DataFrame, n: int = 10) -> pd.DataFrame:
+    """The ``n`` scenarios per pool most often missed, and every scenario tied with the
+    ``n``-th: ``n_wrong`` modal misses out of ``n_conditions`` modal-scored cells, with
+    ``miss_rate``, pattern, required gate and title; sorted by miss rate, then misses (both
+    descending), then scenario id.
+
+    Examples
+    --------
+    On the imported release, the three hardest scenarios of each pool (and those tied with
+    the third):
+
+    >>> from analysis import load_checked_cells, load_scenarios
+    >>> scenarios = load_scenarios()
+    >>> _, cells = load_checked_cells(scenarios)
+    >>> hardest = hardest_scenarios(cells, scenarios, n=3)
+    >>> bool(hardest["miss_rate"].between(0, 1).all())
+    True
+    """
+    scored = decided_cells(cells, scenarios)
+    scored["wrong"] = ~scored["modal_correct"]
+    table = (
+        scored.groupby(["source", "scenario_id"], sort=True)
+        .agg(n_wrong=("wrong", "sum"), n_conditions=("wrong", "size"))
+        .reset_index()
+        .astype({"n_wrong": "int64", "n_conditions": "int64"})
+    )
+    table["miss_rate"] = table["n_wrong"] / table["n_conditions"]
+    meta = scenarios[["scenario_id", "boundary_pattern", "required_gate", "title"]].copy()
+    for column in meta.columns:
+        meta[column] = meta[column].astype(str)
+    table = table.merge(meta, on="scenario_id", how="left")
+    table = table.sort_values(
+        ["source", "miss_rate", "n_wrong", "scenario_id"],
+        ascending=[True, False, False, True],
+        ignore_index=True,
+    )
+    keep = []
+    for _, part in table.groupby("source", sort=True):
+        if len(part) <= n:
+            keep.extend(part.index)
+            continue
+        cut = part.iloc[n - 1] if n > 0 else None
+        for position, (index, row) in enumerate(part.iterrows()):
+            tied = (  # the same sort key as the n-th: miss rate and misses
+                cut is not None
+                and row["n_wrong"] == cut["n_wrong"]
+                and row["n_wrong"] * cut["n_conditions"] == cut["n_wrong"] * row["n_conditions"]
+            )
+            if position < n or tied:
+                keep.append(index)
+    return table.loc[keep].reset_index(drop=True)
+
+
+def stability(cells: pd.DataFrame) -> pd.DataFrame:
+    """Three reads of the same trials per (pool, condition): mean trial accuracy
+    (correct / all trials), modal accuracy (modal-correct / cells) and pass5 (cells with every
+    trial correct / cells), each ranked within its pool (1 = best).
+    ``rank_mean_trial_accuracy`` is Table 2's order (mean trial accuracy, then pass5 count,
+    then label: no ties); the modal and pass5 ranks share the lowest rank on a tie
+    (``method="min"``); ``modal_vs_pass5_differ`` flags a condition whose modal rank and
+    reliability (pass5) rank differ. A condition with no scored cell gets no rank.
+
+    Examples
+    --------
+    >>> from analysis.inference.simulate import simulated_cells
+    >>> cells, _ = simulated_cells(n_models=1, n_scenarios=8, seed=0)
+    >>> stability(cells)[["condition", "n_cells", "n_modal_correct", "n_pass5"]]
+           condition  n_cells  n_modal_correct  n_pass5
+    0  sim-01 (high)        8                5        1
+    1   sim-01 (off)        8                5        0
+    """
+    scores = condition_scores(pool_cells(cells))
+    table = scores[
+        [
+            "source",
+            "condition",
+            "n_trials",
+            "n_trials_correct",
+            "n_cells",
+            "n_modal_correct",
+            "n_pass5",
+        ]
+    ].copy()
+    for column in ("source", "condition"):
+        table[column] = table[column].astype(str)
+    return _three_reads(table)
+
+
+def leaderboard_stability(conditions: pd.DataFrame) -> pd.DataFrame:
+    """:func:`stability` for the published conditions, from the counts in
+    ``leaderboard.json`` (``analysis.scoring.leaderboard.load_conditions``); source
+    ``published``."""
+    columns = ["n_trials", "n_trials_correct", "n_cells", "n_modal_correct", "n_pass5"]
+    table = conditions[["label", *columns]].rename(columns={"label": "condition"})
+    table.insert(0, "source", "published")
+    return _three_reads(table.astype({"condition": str}).reset_index(drop=True))
+
+
+def _three_reads(table: pd.DataFrame) -> pd.DataFrame:
+    """Add the three reads, their ranks within each source and the modal/pass5 flag."""
+    table = table.copy()
+    empty = table["n_cells"] == 0
+    table["mean_trial_accuracy"] = table["n_trials_correct"] / table["n_trials"].where(~empty)
+    table["modal_accuracy"] = table["n_modal_correct"] / table["n_cells"].where(~empty)
+    table["pass5"] = table["n_pass5"] / table["n_cells"].where(~empty)
+    order = sorted(
+        table.index[~empty],
+        key=lambda i: (table.at[i, "source"], *_table2_key(table.loc[i])),
+    )
+    table["rank_mean_trial_accuracy"] = pd.Series(pd.NA, index=table.index, dtype="Int64")
+    for _, members in table.loc[order].groupby("source", sort=False):
+        table.loc[members.index, "rank_mean_trial_accuracy"] = range(1, len(members) + 1)
+    for name in ("modal_accuracy", "pass5"):
+        table[f"rank_{name}"] = (
+            table.groupby("source")[name].rank(method="min", ascending=False).astype("Int64")
+        )
+    table["modal_vs_pass5_differ"] = (
+        (table["rank_modal_accuracy"] != table["rank_pass5"]).fillna(False).astype(bool)
+    )
+    return table.sort_values(
+        ["source", "rank_mean_trial_accuracy", "condition"], ignore_index=True, na_position="last"
+    )
+
+
+def _table2_key(row: pd.Series) -> tuple:
+    return table2_order_key(
+        row["n_trials_correct"], row["n_trials"], row["n_pass5"], row["condition"]
+    )
+
+
+def split_label(modal_count: int, n_decided: int, n_trials: int) -> str:
+    """``"4-1"``: modal-decision trials against the other decision; trials with no decision
+    are appended, ``"3-1 +1 none"``; a cell with no decision at all is ``"0-0 +5 none"``."""
+    label = f"{modal_count}-{n_decided - modal_count}"
+    undecided = n_trials - n_decided
+    return f"{label} +{undecided} none" if undecided else label
+
+
+def split_distribution(cells: pd.DataFrame) -> pd.DataFrame:
+    """Cells per trial split (``split_label``) per (source, condition), over modal-scored
+    cells; long form with ``n_cells``, sorted by modal count descending."""
+    scored = cells.loc[cells["modal_scored"].to_numpy(dtype=bool)]
+    table = pd.DataFrame(
+        {
+            "source": scored["source"].astype(str).to_numpy(),
+            "condition": scored["condition"].astype(str).to_numpy(),
+            "split": [
+                split_label(int(m), int(d), int(t))
+                for m, d, t in zip(
+                    scored["modal_count"], scored["n_decided"], scored["n_trials"], strict=True
+                )
+            ],
+            "modal_count": scored["modal_count"].to_numpy(dtype="int64"),
+            "n_decided": scored["n_decided"].to_numpy(dtype="int64"),
+        }
+    )
+    out = (
+        table.groupby(["source", "condition", "split", "modal_count", "n_decided"], sort=True)
+        .size()
+        .rename("n_cells")
+        .reset_index()
+    )
+    out = out.sort_values(
+        ["source", "condition", "modal_count", "n_decided"],
+        ascending=[True, True, False, False],
+        ignore_index=True,
+    )
+    return out.drop(columns=["n_decided"])
+
+
+@dataclass(frozen=True)
+class Severity:
+    """Severity tables: ``by_tier`` per (source, tier weight) pooled over conditions, and
+    ``by_condition`` per (source, condition) with misses per tier and the weighted miss."""
+
+    by_tier: pd.DataFrame
+    by_condition: pd.DataFrame
+
+
+def severity_by_tier(cells: pd.DataFrame, scenarios: pd.DataFrame) -> Severity:
+    """Modal misses by irreversibility tier weight (1/2/4, from the scenarios table), over the
+    cells with a modal decision (a cell with none, like a filtered cell, leaves both the
+    misses and the denominators, as in the release's weighted miss).
+
+    ``by_tier``: per (source, tier_weight) ``n_cells``, ``n_misses`` (decided cells not
+    modal-correct), ``weight_scored`` / ``weight_missed`` (tier weight summed over those cells).
+    ``by_condition``: per (source, condition) ``n_cells``, ``n_misses``, ``misses_w<w>`` for
+    each weight, ``weight_scored``, ``weight_missed`` and ``weighted_miss`` = missed weight /
+    scored weight.
+
+    Examples
+    --------
+    >>> from analysis.inference.simulate import simulated_cells
+    >>> cells, scenarios = simulated_cells(n_models=1, n_scenarios=8, seed=0)
+    >>> severity = severity_by_tier(cells, scenarios)
+    >>> severity.by_condition[["condition", "n_cells", "n_misses", "weighted_miss"]].round(3)
+           condition  n_cells  n_misses  weighted_miss
+    0  sim-01 (high)        8         3          0.375
+    1   sim-01 (off)        8         3          0.375
+    """
+    scored = decided_cells(cells, scenarios)
+    scored = scored.loc[scored["directionally_scored"].to_numpy(dtype=bool)]
+    weights = scenarios[["scenario_id", "tier_weight"]].copy()
+    weights["scenario_id"] = weights["scenario_id"].astype(str)
+    scored = scored.drop(columns=["tier_weight"]).merge(weights, on="scenario_id", how="left")
+    scored["miss"] = ~scored["modal_correct"]
+    scored["weight_missed"] = scored["tier_weight"].where(scored["miss"], 0)
+
+    def misses_by(keys: list[str]) -> pd.DataFrame:
+        return (
+            scored.groupby(keys, sort=True)
+            .agg(
+                n_cells=("miss", "size"),
+                n_misses=("miss", "sum"),
+                weight_scored=("tier_weight", "sum"),
+                weight_missed=("weight_missed", "sum"),
+            )
+            .reset_index()
+        )
+
+    by_tier = misses_by(["source", "tier_weight"])
+    tier_counts = ["tier_weight", "n_cells", "n_misses", "weight_scored", "weight_missed"]
+    by_tier[tier_counts] = by_tier[tier_counts].astype("int64")
+    by_tier["miss_rate"] = by_tier["n_misses"] / by_tier["n_cells"]
+    by_condition = misses_by(["source", "condition"])
+    per_weight = scored.pivot_table(
+        index=["source", "condition"], columns="tier_weight", values="miss", aggfunc="sum"
+    )
+    per_weight.columns = [f"misses_w{int(w)}" for w in per_weight.columns]
+    by_condition = by_condition.merge(per_weight.reset_index(), on=["source", "condition"])
+    counts = [c for c in by_condition.columns if c not in ("source", "condition")]
+    by_condition[counts] = by_condition[counts].fillna(0).astype("int64")
+    by_condition["weighted_miss"] = by_condition["weight_missed"] / by_condition[
+        "weight_scored"
+    ].where(by_condition["weight_scored"] > 0)
+    return Severity(by_tier=by_tier, by_condition=by_condition)
+
+
+def accuracy_by(cells: pd.DataFrame, scenarios: pd.DataFrame, column: str) -> pd.DataFrame:
+    """Modal accuracy per (source, condition, stratum of ``column``), long form: ``n_cells``,
+    ``n_correct``, ``accuracy`` and Wilson bounds, over modal-scored cells."""
+    scored = decided_cells(cells, scenarios)
+    if column not in scored.columns:
+        meta = scenarios[["scenario_id", column]].copy()
+        meta["scenario_id"] = meta["scenario_id"].astype(str)
+        scored = scored.merge(meta, on="scenario_id", how="left")
+    scored[column] = scored[column].astype(str)
+    table = (
+        scored.groupby(["source", "condition", column], sort=True)["modal_correct"]
+        .agg(n_cells="size", n_correct="sum")
+        .reset_index()
+        .astype({"n_cells": "int64", "n_correct": "int64"})
+    )
+    return _accuracy(table)
