@@ -37,7 +37,9 @@ from analysis.help_text import parser as help_parser
 def clean_build(root: Path, paper: Path, env: dict) -> tuple[float, float]:
     """(wall, CPU) seconds of a build of the checkout at ``root`` into an empty ``paper``."""
     shutil.rmtree(paper, ignore_errors=True)
-    command = [sys.executable, "-m", "analysis.paper.build", "--paper-dir", str(paper)]
+    # the build's module before the package had subpackages was analysis.build
+    module = "analysis.paper.build" if (root / "analysis" / "paper").is_dir() else "analysis.build"
+    command = [sys.executable, "-m", module, "--paper-dir", str(paper)]
     return timed(command, env, cwd=root)
 
 
