@@ -24,10 +24,8 @@ from __future__ import annotations
 
 import hashlib
 import json
-import os
 import queue
 import sys
-import tempfile
 import threading
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -42,6 +40,7 @@ from analysis.corpus.inputs import PinnedInputs, PinnedScenario, scenario_metada
 from analysis.corpus.parsing import INFRASTRUCTURE_FAILED, PROVIDER_FILTERED, UNSCORED_STATUSES
 from analysis.corpus.vocabulary import GATE_BY_VERB, TIER_WEIGHT
 from analysis.files.reading import InputFileError, read_json
+from analysis.runner.atomic_write import atomic_write_json, atomic_write_text
 from analysis.runner.cells import score_cell
 from analysis.runner.client import Cancelled
 from analysis.runner.gates import Gate, GateOutcome, chat_messages
@@ -82,24 +81,6 @@ def config_hash(config: dict[str, Any]) -> str:
     """sha256 of the canonical JSON of a variant config without its ``config_hash``."""
     body = {k: v for k, v in config.items() if k != "config_hash"}
     return hashlib.sha256(canonical_json(body).encode("utf-8")).hexdigest()
-
-
-def atomic_write_text(path: Path, text: str) -> None:
-    """Write a file via a temporary file in the same folder and ``os.replace``."""
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8") as handle:
-            handle.write(text)
-        os.replace(tmp, path)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
-
-
-def atomic_write_json(path: Path, value: Any) -> None:
-    """Write pretty JSON atomically."""
-    atomic_write_text(path, json.dumps(value, indent=2, ensure_ascii=False) + "\n")
 
 
 def _read_json(path: Path) -> Any:

@@ -14,8 +14,8 @@ from pathlib import Path
 from typing import Any
 
 from analysis.files.reading import read_json
+from analysis.runner.atomic_write import atomic_write_text
 from analysis.runner.gates import REFERENCE_KIND
-from analysis.runner.runroot import atomic_write_text
 from analysis.trials import TRIAL_COLUMNS, run_condition
 
 #: The trials table's columns less ``condition``, which the loader derives.
