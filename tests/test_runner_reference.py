@@ -13,9 +13,9 @@ from analysis import paths
 from analysis.runner.cells import modal_permission, score_cell
 from analysis.runner.cli import main
 from analysis.runner.gates import REFERENCE_POLICIES
+from analysis.runner.identity import config_hash
 from analysis.runner.runroot import (
     RunRootError,
-    config_hash,
     parse_shard,
     run_gate,
     shard_scenarios,

@@ -6,12 +6,9 @@ A run root holds ``RUN_PLAN.json``, ``PROMPT.txt``, ``SCENARIO_MANIFEST.json``,
 atomically. Re-running into the same root resumes: a trial whose identity matches and
 whose status is not ``infrastructure_failed`` is reused, every other trial is redone.
 
-Identity: a run is identified by the release, scenario set, prompt hash, user-messages
-hash, trials per cell and the variant's config hash (model, temperature, max tokens,
-reasoning). A root refuses, before writing anything, a resume or second variant whose
-identity differs from what its ``RUN_PLAN.json`` records, and a different ``--shard`` or
-``--run-id``. Without ``--run-id`` the run id is derived from the identity
-(``<variant>-<12 hex>``), so shards of one run share it and load together.
+A root refuses, before writing anything, a resume or second variant whose identity
+(:mod:`analysis.runner.identity`) differs from what its ``RUN_PLAN.json`` records, and a
+different ``--shard`` or ``--run-id``.
 
 Shards: ``shard=(i, n)`` runs the scenarios whose 0-based index in id-sorted order is
 congruent to ``i - 1`` modulo ``n``; shard roots can be merged by the tidy export.
@@ -22,8 +19,6 @@ written is finished, nothing else is written, and ``RunInterrupted`` is raised.
 
 from __future__ import annotations
 
-import hashlib
-import json
 import queue
 import sys
 import threading
@@ -44,6 +39,7 @@ from analysis.runner.atomic_write import atomic_write_json, atomic_write_text
 from analysis.runner.cells import score_cell
 from analysis.runner.client import Cancelled
 from analysis.runner.gates import Gate, GateOutcome, chat_messages
+from analysis.runner.identity import canonical_json, config_hash, derived_run_id, run_identity
 from analysis.runner.secrets import redact_text
 from analysis.runner.summary import (
     IN_PROGRESS,
@@ -70,17 +66,6 @@ class RunInterrupted(Exception):
     def __init__(self, summary: RunSummary) -> None:
         super().__init__("interrupted")
         self.summary = summary
-
-
-def canonical_json(value: Any) -> str:
-    """Sorted-key, compact, UTF-8 JSON: the form that is hashed."""
-    return json.dumps(value, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
-
-
-def config_hash(config: dict[str, Any]) -> str:
-    """sha256 of the canonical JSON of a variant config without its ``config_hash``."""
-    body = {k: v for k, v in config.items() if k != "config_hash"}
-    return hashlib.sha256(canonical_json(body).encode("utf-8")).hexdigest()
 
 
 def _read_json(path: Path) -> Any:
@@ -116,27 +101,6 @@ def shard_scenarios(
         return tuple(ordered)
     i, n = shard
     return tuple(s for k, s in enumerate(ordered) if k % n == i - 1)
-
-
-def run_identity(
-    inputs: PinnedInputs, variant_key: str, config: dict[str, Any], trials: int
-) -> dict[str, Any]:
-    """The fields that make two invocations the same run (and shards of it)."""
-    return {
-        "release": paths.release(),
-        "scenario_set": paths.scenario_set(),
-        "prompt_sha256": inputs.prompt_sha256,
-        "user_inputs_sha256": inputs.user_inputs_sha256,
-        "n_trials_per_cell": trials,
-        "variant_key": variant_key,
-        "variant_config_hash": config["config_hash"],
-    }
-
-
-def derived_run_id(identity: dict[str, Any]) -> str:
-    """``<variant>-<first 12 hex of the identity's sha256>``: equal for every shard of a run."""
-    digest = hashlib.sha256(canonical_json(identity).encode("utf-8")).hexdigest()
-    return f"{identity['variant_key']}-{digest[:12]}"
 
 
 def _shard_record(shard: tuple[int, int] | None) -> dict[str, int] | None:
