@@ -14,12 +14,8 @@ from analysis.runner.cells import modal_permission, score_cell
 from analysis.runner.cli import main
 from analysis.runner.gates import REFERENCE_POLICIES
 from analysis.runner.identity import config_hash
-from analysis.runner.runroot import (
-    RunRootError,
-    parse_shard,
-    run_gate,
-    shard_scenarios,
-)
+from analysis.runner.runroot import RunRootError, run_gate
+from analysis.runner.shards import parse_shard, shard_scenarios
 from analysis.runner.tidy import TIDY_COLUMNS, export_tidy
 from analysis.scoring.ratio import Ratio
 

@@ -20,14 +20,9 @@ from analysis import paths
 from analysis.corpus.inputs import PinnedInputError, load_pinned_inputs
 from analysis.runner.client import EndpointSettings
 from analysis.runner.gates import REFERENCE_POLICIES, EndpointGate, Gate, ModelSettings
-from analysis.runner.runroot import (
-    SHARD_RULE,
-    RunInterrupted,
-    RunRootError,
-    parse_shard,
-    run_gate,
-)
+from analysis.runner.runroot import RunInterrupted, RunRootError, run_gate
 from analysis.runner.secrets import redact_url
+from analysis.runner.shards import SHARD_RULE, parse_shard
 from analysis.runner.tidy import TidyExportError, export_tidy
 
 INTERRUPTED = 130

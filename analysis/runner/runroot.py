@@ -10,9 +10,6 @@ A root refuses, before writing anything, a resume or second variant whose identi
 (:mod:`analysis.runner.identity`) differs from what its ``RUN_PLAN.json`` records, and a
 different ``--shard`` or ``--run-id``.
 
-Shards: ``shard=(i, n)`` runs the scenarios whose 0-based index in id-sorted order is
-congruent to ``i - 1`` modulo ``n``; shard roots can be merged by the tidy export.
-
 Interrupts: on ``KeyboardInterrupt`` in-flight calls are abandoned at once, a trial being
 written is finished, nothing else is written, and ``RunInterrupted`` is raised.
 """
@@ -41,6 +38,7 @@ from analysis.runner.client import Cancelled
 from analysis.runner.gates import Gate, GateOutcome, chat_messages
 from analysis.runner.identity import canonical_json, config_hash, derived_run_id, run_identity
 from analysis.runner.secrets import redact_text
+from analysis.runner.shards import SHARD_RULE, shard_record, shard_scenarios
 from analysis.runner.summary import (
     IN_PROGRESS,
     NOT_STARTED,
@@ -49,9 +47,6 @@ from analysis.runner.summary import (
     variant_status,
     variant_summary,
 )
-
-SHARD_RULE = "scenarios sorted by id; 0-based index k is in shard i of n when k % n == i - 1"
-
 
 _MISSING = object()
 
@@ -79,32 +74,6 @@ def _read_json(path: Path) -> Any:
 
 def _now() -> str:
     return datetime.now(UTC).isoformat(timespec="milliseconds").replace("+00:00", "Z")
-
-
-def parse_shard(text: str) -> tuple[int, int]:
-    """``"i/n"`` -> ``(i, n)`` with 1 <= i <= n."""
-    try:
-        i, n = (int(part) for part in text.split("/"))
-    except ValueError:
-        raise ValueError(f"shard must look like i/n, got {text!r}") from None
-    if not 1 <= i <= n:
-        raise ValueError(f"shard index must be between 1 and {n}, got {i}")
-    return i, n
-
-
-def shard_scenarios(
-    scenarios: Sequence[PinnedScenario], shard: tuple[int, int] | None
-) -> tuple[PinnedScenario, ...]:
-    """The scenarios of shard ``(i, n)`` (all when None); see ``SHARD_RULE``."""
-    ordered = sorted(scenarios, key=lambda s: s.id)
-    if shard is None:
-        return tuple(ordered)
-    i, n = shard
-    return tuple(s for k, s in enumerate(ordered) if k % n == i - 1)
-
-
-def _shard_record(shard: tuple[int, int] | None) -> dict[str, int] | None:
-    return None if shard is None else {"index": shard[0], "count": shard[1]}
 
 
 @dataclass
@@ -173,7 +142,7 @@ class RunRoot:
             )
         checks: list[tuple[str, str, Any, Any]] = [
             ("run id (--run-id)", "run_id", plan.get("run_id", _MISSING), run_id or _MISSING),
-            ("shard (--shard)", "shard", plan.get("shard", _MISSING), _shard_record(shard)),
+            ("shard (--shard)", "shard", plan.get("shard", _MISSING), shard_record(shard)),
             *(
                 (name, name, plan.get(name, _MISSING), identity[name])
                 for name in ("release", "scenario_set", "prompt_sha256", "user_inputs_sha256")
@@ -262,7 +231,7 @@ class RunRoot:
                 "prompt_sha256": inputs.prompt_sha256,
                 "user_inputs_sha256": inputs.user_inputs_sha256,
                 "pass_k_levels": [trials],
-                "shard": _shard_record(shard),
+                "shard": shard_record(shard),
                 "shard_rule": SHARD_RULE,
                 "planned_variants": variants,
                 "variant_config_hashes": hashes,
