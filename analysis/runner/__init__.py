@@ -6,10 +6,11 @@ endpoint gate), ``cells`` (each cell scored as upstream's runner scores it), ``s
 (the run's summary and state files), ``runroot`` (the run-root writer with resume and
 shards), ``atomic_write`` (files written whole or not at all), ``identity`` (what
 identifies a run and its derived run id), ``shards`` (which scenarios a shard takes),
-``tidy`` (the compact CSV export), ``reference`` (the reference policies' table for the
-imported release), ``inspect_task`` (the same benchmark as an Inspect AI task) and ``cli``
-(the ``steerbench-run`` command). What a scenario renders to, what a run pins and how a
-reply is parsed are the release's rules, in :mod:`analysis.corpus`.
+``records`` (a trial's and a cell's record), ``tidy`` (the compact CSV export),
+``reference`` (the reference policies' table for the imported release), ``inspect_task``
+(the same benchmark as an Inspect AI task) and ``cli`` (the ``steerbench-run`` command).
+What a scenario renders to, what a run pins and how a reply is parsed are the release's
+rules, in :mod:`analysis.corpus`.
 
 May import: :mod:`analysis.files`, :mod:`analysis.paths`, :mod:`analysis.help_text`,
 :mod:`analysis.corpus`, :mod:`analysis.trials`, :mod:`analysis.scoring`.
