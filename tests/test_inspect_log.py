@@ -25,8 +25,8 @@ from inspect_script import Script
 
 from analysis.corpus.inputs import load_pinned_inputs
 from analysis.runner.client import EndpointSettings
+from analysis.runner.gate_run import run_gate
 from analysis.runner.gates import EndpointGate, ModelSettings
-from analysis.runner.runroot import run_gate
 from analysis.trials import VerdictError, discover_runs, load_run_root, load_trials
 from analysis.trials.inspect_log import load_inspect_log
 

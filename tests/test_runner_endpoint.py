@@ -12,8 +12,9 @@ from fake_openai_server import BLOCKED_VERDICT, FakeOpenAIServer, chat_reply
 from analysis import paths
 from analysis.runner.cli import main
 from analysis.runner.client import EndpointSettings
+from analysis.runner.gate_run import run_gate
 from analysis.runner.gates import EndpointGate, ModelSettings
-from analysis.runner.runroot import RunRootError, run_gate
+from analysis.runner.runroot import RunRootError
 
 #: Most of these tests' time is spent waiting on the servers' delays.
 pytestmark = pytest.mark.waits

@@ -28,8 +28,8 @@ from analysis.runner.client import (
     parse_retry_after,
     post_with_retries,
 )
+from analysis.runner.gate_run import run_gate
 from analysis.runner.gates import EndpointGate, ModelSettings
-from analysis.runner.runroot import run_gate
 from analysis.runner.secrets import redact_text
 
 #: Most of these tests' time is spent waiting on the servers' delays.

@@ -12,9 +12,10 @@ import pytest
 from analysis import paths
 from analysis.runner.cells import modal_permission, score_cell
 from analysis.runner.cli import main
+from analysis.runner.gate_run import run_gate
 from analysis.runner.gates import REFERENCE_POLICIES
 from analysis.runner.identity import config_hash
-from analysis.runner.runroot import RunRootError, run_gate
+from analysis.runner.runroot import RunRootError
 from analysis.runner.shards import parse_shard, shard_scenarios
 from analysis.runner.tidy import TIDY_COLUMNS, export_tidy
 from analysis.scoring.ratio import Ratio

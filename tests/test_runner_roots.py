@@ -15,8 +15,9 @@ import pytest
 from analysis import paths
 from analysis.corpus.inputs import PinnedInputError
 from analysis.runner.cli import main
+from analysis.runner.gate_run import run_gate
 from analysis.runner.gates import REFERENCE_POLICIES, chat_messages
-from analysis.runner.runroot import RunRootError, run_gate
+from analysis.runner.runroot import RunRootError
 from analysis.trials import discover_runs, load_run_root
 
 if not paths.parity_vectors().exists():

@@ -14,8 +14,8 @@ from upstream import UpstreamTree, assemble, upstream_dir
 
 from analysis import condition_scores, load_scenarios, load_trials, paths, score_cells
 from analysis.runner.client import EndpointSettings
+from analysis.runner.gate_run import run_gate
 from analysis.runner.gates import REFERENCE_POLICIES, EndpointGate, ModelSettings
-from analysis.runner.runroot import run_gate
 
 if not paths.parity_vectors().exists():
     pytest.skip("run `make data` first", allow_module_level=True)

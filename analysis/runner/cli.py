@@ -19,8 +19,9 @@ from pathlib import Path
 from analysis import paths
 from analysis.corpus.inputs import PinnedInputError, load_pinned_inputs
 from analysis.runner.client import EndpointSettings
+from analysis.runner.gate_run import RunInterrupted, run_gate
 from analysis.runner.gates import REFERENCE_POLICIES, EndpointGate, Gate, ModelSettings
-from analysis.runner.runroot import RunInterrupted, RunRootError, run_gate
+from analysis.runner.runroot import RunRootError
 from analysis.runner.secrets import redact_url
 from analysis.runner.shards import SHARD_RULE, parse_shard
 from analysis.runner.tidy import TidyExportError, export_tidy

@@ -58,8 +58,8 @@ def make_reference_policies(out: PathLike, data: PathLike | None = None) -> int:
     table to ``out`` (atomically); returns the number of rows. Inputs that cannot be read
     (no system prompt, say) raise :class:`ReferencePolicyError`."""
     from analysis.corpus.inputs import PROMPT_FILE, PinnedInputError, load_pinned_inputs
+    from analysis.runner.gate_run import run_gate
     from analysis.runner.gates import REFERENCE_POLICIES
-    from analysis.runner.runroot import run_gate
     from analysis.runner.tidy import export_tidy
 
     scenarios = paths.scenarios_dir(data)

@@ -1,31 +1,22 @@
-"""The run-root writer: runs a gate over scenarios x trials in the release's raw layout.
+"""The run root on disk: its top-level files, its state and its trial and cell records.
 
 A run root holds ``RUN_PLAN.json``, ``PROMPT.txt``, ``SCENARIO_MANIFEST.json``,
 ``VARIANT_CONFIGS.json``, ``SCORING_RULE.json`` and, per variant and scenario,
 ``<variant>/<scenario_id>/trial-N.json`` and ``cell.json``. Every file is written
-atomically. Re-running into the same root resumes: a trial whose identity matches and
-whose status is not ``infrastructure_failed`` is reused, every other trial is redone.
+atomically. A stored trial is reused when its identity matches and its status is not
+``infrastructure_failed``.
 
 A root refuses, before writing anything, a resume or second variant whose identity
 (:mod:`analysis.runner.identity`) differs from what its ``RUN_PLAN.json`` records, and a
 different ``--shard`` or ``--run-id``.
-
-Interrupts: on ``KeyboardInterrupt`` in-flight calls are abandoned at once, a trial being
-written is finished, nothing else is written, and ``RunInterrupted`` is raised.
 """
 
 from __future__ import annotations
 
-import queue
-import sys
-import threading
 from collections.abc import Sequence
-from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
-
-from tqdm import tqdm
 
 from analysis import paths
 from analysis.corpus.inputs import PinnedInputs, PinnedScenario, scenario_metadata
@@ -33,12 +24,8 @@ from analysis.corpus.parsing import INFRASTRUCTURE_FAILED
 from analysis.corpus.vocabulary import GATE_BY_VERB
 from analysis.files.reading import InputFileError, read_json
 from analysis.runner.atomic_write import atomic_write_json, atomic_write_text
-from analysis.runner.client import Cancelled
-from analysis.runner.gates import Gate, GateOutcome, chat_messages
-from analysis.runner.identity import canonical_json, config_hash, derived_run_id, run_identity
-from analysis.runner.records import cell_record, trial_record
-from analysis.runner.secrets import redact_text
-from analysis.runner.shards import SHARD_RULE, shard_record, shard_scenarios
+from analysis.runner.identity import canonical_json
+from analysis.runner.shards import SHARD_RULE, shard_record
 from analysis.runner.summary import (
     IN_PROGRESS,
     NOT_STARTED,
@@ -55,14 +42,6 @@ class RunRootError(RuntimeError):
     """The root records a different run; nothing was written."""
 
 
-class RunInterrupted(Exception):
-    """The run was interrupted; every trial file on disk is complete."""
-
-    def __init__(self, summary: RunSummary) -> None:
-        super().__init__("interrupted")
-        self.summary = summary
-
-
 def _read_json(path: Path) -> Any:
     """The JSON in ``path``, or None when it is absent or unreadable (a trial half-written by
     an interrupted run is run again)."""
@@ -74,20 +53,6 @@ def _read_json(path: Path) -> Any:
 
 def _now() -> str:
     return datetime.now(UTC).isoformat(timespec="milliseconds").replace("+00:00", "Z")
-
-
-@dataclass
-class RunSummary:
-    """Counts for one invocation of the runner."""
-
-    run_id: str
-    variant_key: str
-    n_scenarios: int
-    n_trials: int
-    n_calls_made: int = 0
-    n_trials_reused: int = 0
-    n_errors: int = 0
-    n_parse_failed: int = 0
 
 
 class RunRoot:
@@ -240,6 +205,21 @@ class RunRoot:
         )
         atomic_write_json(self.root / "SCORING_RULE.json", scoring_rule())
 
+    def mark_started(self, variant_key: str) -> None:
+        """Record the variant as in progress in ``run-state.json``, counting a resume."""
+        before = self.variant_state(variant_key)
+        self.update_state(
+            variant_key,
+            {
+                "status": IN_PROGRESS,
+                "started_at": before.get("started_at") or _now(),
+                "finished_at": None,
+                "interrupt_signal": None,
+                "resume_count": before.get("resume_count", 0)
+                + (before.get("status", NOT_STARTED) != NOT_STARTED),
+            },
+        )
+
     def update_state(self, variant_key: str, patch: dict[str, Any]) -> None:
         """Merge ``patch`` into the variant's record in ``run-state.json``."""
         plan = _read_json(self.root / "RUN_PLAN.json") or {}
@@ -354,200 +334,3 @@ def scoring_rule() -> dict[str, Any]:
             "Trials with status infrastructure_failed or provider_filtered carry no decision.",
         ],
     }
-
-
-def _safe_run(gate: Gate, scenario: PinnedScenario, prompt: str) -> GateOutcome:
-    try:
-        return gate.run(scenario, prompt)
-    except Cancelled:
-        raise
-    except Exception as exc:  # an unexpected gate error is an unscored trial, not a crash
-        return GateOutcome(
-            status=INFRASTRUCTURE_FAILED,
-            verdict=None,
-            request_body={},
-            response_body_raw=None,
-            error=redact_text(f"gate error: {exc!r}"),
-        )
-
-
-def run_gate(
-    gate: Gate,
-    inputs: PinnedInputs,
-    root: Path,
-    *,
-    trials: int = 5,
-    run_id: str | None = None,
-    scenario_ids: Sequence[str] | None = None,
-    shard: tuple[int, int] | None = None,
-    concurrency: int = 1,
-    settings: dict[str, Any] | None = None,
-    scenarios_dir: Path | None = None,
-    progress: bool = True,
-) -> RunSummary:
-    """Run ``gate`` over the selected scenarios x ``trials`` into ``root``, resuming.
-
-    Raises ``PinnedInputError`` or ``RunRootError`` before writing anything, and
-    ``RunInterrupted`` on ``KeyboardInterrupt``. The progress bar is drawn only when
-    ``progress`` is set and standard error is a terminal.
-    """
-    run_root = RunRoot(root)
-    scenarios = shard_scenarios(inputs.select(list(scenario_ids or [])), shard)
-    for scenario in scenarios:
-        inputs.check_messages(scenario, chat_messages(scenario, inputs.system_prompt))
-    config = gate.variant_config()
-    config = {**config, "config_hash": config_hash(config)}
-    identity = run_identity(inputs, gate.variant_key, config, trials)
-    run_root.check_compatible(identity, run_id=run_id, shard=shard)
-    run_id = run_id or run_root.existing_run_id() or derived_run_id(identity)
-    run_root.write_plan(
-        run_id=run_id,
-        inputs=inputs,
-        scenarios=scenarios,
-        variant_key=gate.variant_key,
-        config=config,
-        trials=trials,
-        shard=shard,
-        settings={
-            k: redact_text(v) if isinstance(v, str) else v for k, v in (settings or {}).items()
-        },
-        scenarios_dir=scenarios_dir,
-    )
-    before = run_root.variant_state(gate.variant_key)
-    run_root.update_state(
-        gate.variant_key,
-        {
-            "status": IN_PROGRESS,
-            "started_at": before.get("started_at") or _now(),
-            "finished_at": None,
-            "interrupt_signal": None,
-            "resume_count": before.get("resume_count", 0)
-            + (before.get("status", NOT_STARTED) != NOT_STARTED),
-        },
-    )
-    summary = RunSummary(run_id, gate.variant_key, len(scenarios), len(scenarios) * trials)
-    metas = {s.id: scenario_metadata(s, scenarios_dir) for s in scenarios}
-    records: dict[str, dict[int, dict[str, Any]]] = {s.id: {} for s in scenarios}
-    pending: list[tuple[PinnedScenario, dict[str, Any]]] = []
-    for scenario in scenarios:
-        for t in range(1, trials + 1):
-            trial_identity = {
-                "run_id": run_id,
-                "scenario_id": scenario.id,
-                "scenario_sha256": scenario.sha256,
-                "variant_key": gate.variant_key,
-                "variant_config_hash": config["config_hash"],
-                "prompt_sha256": inputs.prompt_sha256,
-                "trial": t,
-                "expected_action": scenario.expected_action,
-            }
-            stored = run_root.reusable_trial(trial_identity)
-            if stored is None:
-                pending.append((scenario, trial_identity))
-            else:
-                records[scenario.id][t] = stored
-    summary.n_trials_reused = summary.n_trials - len(pending)
-
-    def finish_cell(scenario: PinnedScenario) -> None:
-        done = records[scenario.id]
-        ordered = [done[t] for t in sorted(done)]
-        cell = cell_record(
-            identity={**ordered[0], "variant_key": gate.variant_key},
-            config=config,
-            meta=metas[scenario.id],
-            scenario=scenario,
-            trials=ordered,
-        )
-        atomic_write_json(root / gate.variant_key / scenario.id / "cell.json", cell)
-
-    by_id = {s.id: s for s in scenarios}
-    for scenario in scenarios:
-        if len(records[scenario.id]) == trials:
-            finish_cell(scenario)
-
-    stop = threading.Event()
-    write_lock = threading.Lock()
-    work: queue.SimpleQueue[tuple[PinnedScenario, dict[str, Any]]] = queue.SimpleQueue()
-    for item in pending:
-        work.put(item)
-    results: queue.SimpleQueue[dict[str, Any] | BaseException] = queue.SimpleQueue()
-
-    def worker() -> None:
-        while not stop.is_set():
-            try:
-                scenario, trial_identity = work.get_nowait()
-            except queue.Empty:
-                return
-            try:
-                outcome = _safe_run(gate, scenario, inputs.system_prompt)
-                record = trial_record(trial_identity, outcome, scenario.required_commit_permission)
-                path = run_root.trial_path(gate.variant_key, scenario.id, trial_identity["trial"])
-                with write_lock:
-                    if stop.is_set():
-                        return
-                    atomic_write_json(path, record)
-            except Cancelled:
-                return
-            except BaseException as exc:  # handed to the main thread, which re-raises it
-                results.put(exc)
-                return
-            results.put(record)
-
-    # Daemon threads: an interrupted run returns without waiting for a stuck socket.
-    threads = [
-        threading.Thread(target=worker, daemon=True, name=f"steerbench-worker-{i}")
-        for i in range(max(1, min(concurrency, len(pending))))
-    ]
-    bar = tqdm(
-        total=summary.n_trials,
-        initial=summary.n_trials_reused,
-        desc=gate.variant_key,
-        unit="trial",
-        disable=not (progress and sys.stderr.isatty()),
-    )
-    try:
-        for thread in threads:
-            thread.start()
-        for _ in pending:
-            item = _next_result(results)
-            if isinstance(item, BaseException):
-                raise item
-            summary.n_calls_made += 1
-            summary.n_errors += item["status"] == INFRASTRUCTURE_FAILED
-            summary.n_parse_failed += bool(item["parse_failed"])
-            records[item["scenario_id"]][item["trial"]] = item
-            if len(records[item["scenario_id"]]) == trials:
-                finish_cell(by_id[item["scenario_id"]])
-            bar.set_postfix(errors=summary.n_errors, parse_failed=summary.n_parse_failed)
-            bar.update()
-    except BaseException as exc:
-        stop.set()
-        gate.cancel()
-        with write_lock:  # a trial being written is finished; nothing is written after
-            pass
-        if isinstance(exc, KeyboardInterrupt):
-            raise RunInterrupted(summary) from None
-        raise
-    finally:
-        bar.close()
-    run_root.write_aggregates(
-        run_id=run_id,
-        variant_key=gate.variant_key,
-        config=config,
-        trials=trials,
-        counts={
-            "n_calls_made_this_run": summary.n_calls_made,
-            "n_trials_reused": summary.n_trials_reused,
-            "n_infrastructure_failed": summary.n_errors,
-        },
-    )
-    return summary
-
-
-def _next_result(results: queue.SimpleQueue) -> Any:
-    """The next worker result, waiting in short slices so Ctrl-C is seen at once."""
-    while True:
-        try:
-            return results.get(timeout=0.2)
-        except queue.Empty:
-            continue

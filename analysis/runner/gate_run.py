@@ -1,0 +1,174 @@
+"""Running a gate over the selected scenarios x trials into a run root, resuming.
+
+Re-running into the same root resumes: a trial whose identity matches and whose status is
+not ``infrastructure_failed`` is reused, every other trial is redone. On
+``KeyboardInterrupt`` in-flight calls are abandoned at once, a trial being written is
+finished, nothing else is written, and ``RunInterrupted`` is raised.
+"""
+
+from __future__ import annotations
+
+import sys
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from tqdm import tqdm
+
+from analysis.corpus.inputs import PinnedInputs, PinnedScenario, scenario_metadata
+from analysis.corpus.parsing import INFRASTRUCTURE_FAILED
+from analysis.runner.atomic_write import atomic_write_json
+from analysis.runner.gates import Gate, chat_messages
+from analysis.runner.identity import config_hash, derived_run_id, run_identity
+from analysis.runner.records import cell_record
+from analysis.runner.runroot import RunRoot
+from analysis.runner.secrets import redact_text
+from analysis.runner.shards import shard_scenarios
+from analysis.runner.workers import TrialWorkers
+
+
+class RunInterrupted(Exception):
+    """The run was interrupted; every trial file on disk is complete."""
+
+    def __init__(self, summary: RunSummary) -> None:
+        super().__init__("interrupted")
+        self.summary = summary
+
+
+@dataclass
+class RunSummary:
+    """Counts for one invocation of the runner."""
+
+    run_id: str
+    variant_key: str
+    n_scenarios: int
+    n_trials: int
+    n_calls_made: int = 0
+    n_trials_reused: int = 0
+    n_errors: int = 0
+    n_parse_failed: int = 0
+
+
+def run_gate(
+    gate: Gate,
+    inputs: PinnedInputs,
+    root: Path,
+    *,
+    trials: int = 5,
+    run_id: str | None = None,
+    scenario_ids: Sequence[str] | None = None,
+    shard: tuple[int, int] | None = None,
+    concurrency: int = 1,
+    settings: dict[str, Any] | None = None,
+    scenarios_dir: Path | None = None,
+    progress: bool = True,
+) -> RunSummary:
+    """Run ``gate`` over the selected scenarios x ``trials`` into ``root``, resuming.
+
+    Raises ``PinnedInputError`` or ``RunRootError`` before writing anything, and
+    ``RunInterrupted`` on ``KeyboardInterrupt``. The progress bar is drawn only when
+    ``progress`` is set and standard error is a terminal.
+    """
+    run_root = RunRoot(root)
+    scenarios = shard_scenarios(inputs.select(list(scenario_ids or [])), shard)
+    for scenario in scenarios:
+        inputs.check_messages(scenario, chat_messages(scenario, inputs.system_prompt))
+    config = gate.variant_config()
+    config = {**config, "config_hash": config_hash(config)}
+    identity = run_identity(inputs, gate.variant_key, config, trials)
+    run_root.check_compatible(identity, run_id=run_id, shard=shard)
+    run_id = run_id or run_root.existing_run_id() or derived_run_id(identity)
+    run_root.write_plan(
+        run_id=run_id,
+        inputs=inputs,
+        scenarios=scenarios,
+        variant_key=gate.variant_key,
+        config=config,
+        trials=trials,
+        shard=shard,
+        settings={
+            k: redact_text(v) if isinstance(v, str) else v for k, v in (settings or {}).items()
+        },
+        scenarios_dir=scenarios_dir,
+    )
+    run_root.mark_started(gate.variant_key)
+    summary = RunSummary(run_id, gate.variant_key, len(scenarios), len(scenarios) * trials)
+    metas = {s.id: scenario_metadata(s, scenarios_dir) for s in scenarios}
+    records: dict[str, dict[int, dict[str, Any]]] = {s.id: {} for s in scenarios}
+    pending: list[tuple[PinnedScenario, dict[str, Any]]] = []
+    for scenario in scenarios:
+        for t in range(1, trials + 1):
+            trial_identity = {
+                "run_id": run_id,
+                "scenario_id": scenario.id,
+                "scenario_sha256": scenario.sha256,
+                "variant_key": gate.variant_key,
+                "variant_config_hash": config["config_hash"],
+                "prompt_sha256": inputs.prompt_sha256,
+                "trial": t,
+                "expected_action": scenario.expected_action,
+            }
+            stored = run_root.reusable_trial(trial_identity)
+            if stored is None:
+                pending.append((scenario, trial_identity))
+            else:
+                records[scenario.id][t] = stored
+    summary.n_trials_reused = summary.n_trials - len(pending)
+
+    def finish_cell(scenario: PinnedScenario) -> None:
+        done = records[scenario.id]
+        ordered = [done[t] for t in sorted(done)]
+        cell = cell_record(
+            identity={**ordered[0], "variant_key": gate.variant_key},
+            config=config,
+            meta=metas[scenario.id],
+            scenario=scenario,
+            trials=ordered,
+        )
+        atomic_write_json(root / gate.variant_key / scenario.id / "cell.json", cell)
+
+    by_id = {s.id: s for s in scenarios}
+    for scenario in scenarios:
+        if len(records[scenario.id]) == trials:
+            finish_cell(scenario)
+
+    workers = TrialWorkers(gate, run_root, inputs.system_prompt, pending, concurrency)
+    bar = tqdm(
+        total=summary.n_trials,
+        initial=summary.n_trials_reused,
+        desc=gate.variant_key,
+        unit="trial",
+        disable=not (progress and sys.stderr.isatty()),
+    )
+    try:
+        workers.start()
+        for _ in pending:
+            item = workers.next_record()
+            summary.n_calls_made += 1
+            summary.n_errors += item["status"] == INFRASTRUCTURE_FAILED
+            summary.n_parse_failed += bool(item["parse_failed"])
+            records[item["scenario_id"]][item["trial"]] = item
+            if len(records[item["scenario_id"]]) == trials:
+                finish_cell(by_id[item["scenario_id"]])
+            bar.set_postfix(errors=summary.n_errors, parse_failed=summary.n_parse_failed)
+            bar.update()
+    except BaseException as exc:
+        workers.stop()  # a trial being written is finished; nothing is written after
+        if isinstance(exc, KeyboardInterrupt):
+            raise RunInterrupted(summary) from None
+        raise
+    finally:
+        bar.close()
+    run_root.write_aggregates(
+        run_id=run_id,
+        variant_key=gate.variant_key,
+        config=config,
+        trials=trials,
+        counts={
+            "n_calls_made_this_run": summary.n_calls_made,
+            "n_trials_reused": summary.n_trials_reused,
+            "n_infrastructure_failed": summary.n_errors,
+        },
+    )
+    return summary
