@@ -140,7 +140,7 @@ def test_a_rate_of_nothing_is_not_recorded():
 def test_a_double_is_rounded_from_the_fraction_of_counts_it_was_made_as():
     """51/80 is 63.75% exactly but its double lies just below: recorded as a value (an
     estimate held as a float) it rounds as its counts do, 63.8, not 63.7."""
-    from analysis.paper.sections.inference import points
+    from analysis.paper.provenance import points
 
     book = NumberBook("00-test", [])
     assert book.value("a.points", points(51 / 80), unit="%", description="d") == Decimal("63.8")

@@ -70,6 +70,12 @@ def with_whole_counts(frame: pd.DataFrame) -> pd.DataFrame:
     return frame.astype(counts) if counts else frame
 
 
+def reader_columns(frame: pd.DataFrame, hidden: list[str]) -> list[str]:
+    """The columns of ``frame`` a reader's table shows: all but ``hidden`` (the CSV keeps
+    them all)."""
+    return [c for c in frame.columns if c not in hidden]
+
+
 def presented(frame: pd.DataFrame) -> pd.DataFrame:
     """``frame`` as strings for a reader: rates in percent (one decimal), other fractions to
     three decimals (each rounded half-up from its exact fraction,

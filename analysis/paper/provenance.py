@@ -286,6 +286,12 @@ def ratio_number(
     }
 
 
+def points(value: float) -> Fraction:
+    """A fraction (a double) as exact percentage points: 100 x the fraction of counts it was
+    computed as (:func:`analysis.corpus.formatting.exact_fraction`), so that 51/80 is 63.75."""
+    return 100 * exact_fraction(value)
+
+
 def value_number(
     name: str,
     value: Fraction | float | int | str,

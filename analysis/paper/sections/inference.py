@@ -7,7 +7,6 @@ on the verdicts found), so the functions here show and write through the section
 
 from __future__ import annotations
 
-from fractions import Fraction
 from typing import TYPE_CHECKING
 
 import matplotlib.pyplot as plt
@@ -16,9 +15,9 @@ import pandas as pd
 from matplotlib.ticker import MaxNLocator
 
 from analysis import inference as inf
-from analysis.corpus.formatting import exact_fraction
 from analysis.paper.figures import PAIR, first_and_last, legend_below, percent_axis, tight_layout
-from analysis.paper.provenance import numbers_table, slug, value_number
+from analysis.paper.presentation import reader_columns
+from analysis.paper.provenance import numbers_table, points, slug, value_number
 from analysis.scoring.breakdowns import POOL_OF
 from analysis.scoring.leaderboard import read_names
 
@@ -66,12 +65,6 @@ MARKERS = "os^vDP*xh+"
 PASS_K_LINES = 12
 
 
-def points(value: float) -> Fraction:
-    """A fraction (a double) as exact percentage points: 100 x the fraction of counts it was
-    computed as (:func:`analysis.corpus.formatting.exact_fraction`), so that 51/80 is 63.75."""
-    return 100 * exact_fraction(value)
-
-
 def unpaired_contrasts(conditions: pd.DataFrame) -> pd.DataFrame:
     """Reasoning high minus floor from the published counts
     (:func:`analysis.inference.unpaired_reasoning`), adjusted within each metric, with the
@@ -86,12 +79,6 @@ def unpaired_contrasts(conditions: pd.DataFrame) -> pd.DataFrame:
     m = trials_per_cell(conditions)
     needed = correlation_needed(adjusted, conditions, m) if m and len(adjusted) else np.nan
     return adjusted.assign(rho_needed_holm=needed)
-
-
-def reader_columns(frame: pd.DataFrame, hidden: list[str]) -> list[str]:
-    """The columns of ``frame`` a reader's table shows: all but ``hidden`` (the CSV keeps
-    them all)."""
-    return [c for c in frame.columns if c not in hidden]
 
 
 def unpaired_columns(unpaired: pd.DataFrame) -> list[str]:
