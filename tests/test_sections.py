@@ -23,9 +23,8 @@ from analysis.paper.sections.inference import (
     by_source,
     pass_k_figure,
     rank_figure,
-    unpaired_contrasts,
-    unpaired_numbers,
 )
+from analysis.paper.sections.inference_reasoning import unpaired_contrasts, unpaired_numbers
 from analysis.paper.sections.labels import (
     AgreementReportError,
     disagreements,
