@@ -18,7 +18,8 @@ from analysis.paper.figures import FIGURE_ROWS
 from analysis.paper.provenance import NumberBook, numbers_table, ratio_number, slug, value_number
 from analysis.paper.sections import READS, open_section, stability
 from analysis.paper.sections.corpus import reconciliation_numbers
-from analysis.paper.sections.inference import PASS_K_LINES, by_source, pass_k_figure
+from analysis.paper.sections.inference import by_source
+from analysis.paper.sections.inference_pass_k import PASS_K_LINES, pass_k_figure
 from analysis.paper.sections.inference_ranks import rank_figure
 from analysis.paper.sections.inference_reasoning import unpaired_contrasts, unpaired_numbers
 from analysis.paper.sections.labels import (
