@@ -18,8 +18,8 @@ from analysis.paper.figures import FIGURE_ROWS
 from analysis.paper.provenance import NumberBook, numbers_table, ratio_number, slug, value_number
 from analysis.paper.sections import READS, open_section, stability
 from analysis.paper.sections.corpus import reconciliation_numbers
-from analysis.paper.sections.inference import by_source
 from analysis.paper.sections.inference_pass_k import PASS_K_LINES, pass_k_figure
+from analysis.paper.sections.inference_per_trial import by_source
 from analysis.paper.sections.inference_ranks import rank_figure
 from analysis.paper.sections.inference_reasoning import unpaired_contrasts, unpaired_numbers
 from analysis.paper.sections.labels import (
@@ -743,7 +743,7 @@ def test_pass_k_figure_draws_probabilities_on_0_to_100_percent() -> None:
 
 def test_per_trial_inference_on_a_source_whose_every_cell_was_filtered(tmp_path, capsys):
     from analysis.inference.simulate import simulated_cells
-    from analysis.paper.sections.inference import per_trial_inference
+    from analysis.paper.sections.inference_per_trial import per_trial_inference
 
     cells, scenarios = simulated_cells(n_models=1, n_scenarios=20, seed=1)
     filtered = cells.assign(

@@ -1,6 +1,6 @@
-"""The notebook sections' logic, one module per notebook: what each section records, the
-tables it shows and the figures it draws, so that a notebook only opens its section, calls,
-shows and writes.
+"""The notebook sections' logic, one module per notebook (``10-inference``: one per question,
+``inference_*``): what each section records, the tables it shows and the figures it draws, so
+that a notebook only opens its section, calls, shows and writes.
 
 A notebook opens with :func:`open_section` (scenarios, published conditions, per-trial
 cells, the output writer and the recorded numbers, as :data:`READS` declares for it).

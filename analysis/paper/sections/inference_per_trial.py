@@ -1,8 +1,8 @@
-"""Section ``10-inference``: every inference method, on the published counts, on each source
-of per-trial verdicts present, and on a simulated release-sized input.
+"""Section ``10-inference`` on per-trial verdicts: every per-trial method on each source of
+verdicts present, and on a simulated release-sized input, with the numbers each source records.
 
-The per-source parts write one set of tables and figures per source (their number depends
-on the verdicts found), so the functions here show and write through the section.
+Each source writes one set of tables and figures (their number depends on the verdicts
+found), so the functions here show and write through the section.
 """
 
 from __future__ import annotations
