@@ -20,7 +20,7 @@ from analysis.corpus.formatting import exact_fraction
 from analysis.paper.figures import PAIR, first_and_last, legend_below, percent_axis, tight_layout
 from analysis.paper.provenance import numbers_table, slug, value_number
 from analysis.scoring.breakdowns import POOL_OF
-from analysis.scoring.leaderboard import read_names
+from analysis.scoring.ranking import read_names
 
 if TYPE_CHECKING:
     from analysis.paper.sections.opening import Section
@@ -78,7 +78,7 @@ def unpaired_contrasts(conditions: pd.DataFrame) -> pd.DataFrame:
     smallest correlation across settings its Holm step needs
     (:func:`analysis.inference.pairing_bound.correlation_needed`, ``rho_needed_holm``)."""
     from analysis.inference.pairing_bound import correlation_needed
-    from analysis.scoring.leaderboard import trials_per_cell
+    from analysis.scoring.ranking import trials_per_cell
 
     adjusted = inf.adjust_pvalues(
         inf.unpaired_reasoning(conditions), family="metric", named="reasoning-published"
