@@ -33,8 +33,8 @@ _HOMES: dict[str, str] = {
     "score_cells": "analysis.scoring.rules",
     "condition_scores": "analysis.scoring.rules",
     # the paper's tables
-    "rank_conditions": "analysis.scoring.leaderboard",
-    "leaderboard_table": "analysis.scoring.leaderboard",
+    "rank_conditions": "analysis.scoring.ranking",
+    "leaderboard_table": "analysis.scoring.ranking",
     "direction_asymmetry": "analysis.scoring.metrics",
     "reasoning_contrasts": "analysis.scoring.metrics",
     "pattern_gradient": "analysis.scoring.breakdowns",

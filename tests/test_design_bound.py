@@ -129,7 +129,7 @@ def test_table2_carries_a_clustered_bound_for_every_published_condition(conditio
         separation_text,
         with_clustered_columns,
     )
-    from analysis.scoring.leaderboard import leaderboard_table, rank_conditions
+    from analysis.scoring.ranking import leaderboard_table, rank_conditions
 
     ranked = rank_conditions(conditions)
     bounds = clustered_bounds(ranked)

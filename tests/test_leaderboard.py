@@ -15,12 +15,10 @@ from analysis.corpus.formatting import percent_text, weighted_miss_text
 from analysis.scoring.leaderboard import (
     CrossCheckError,
     interval_text,
-    leaderboard_table,
     load_conditions,
     numerator_for,
-    rank_conditions,
-    trials_per_cell,
 )
+from analysis.scoring.ranking import leaderboard_table, rank_conditions, trials_per_cell
 from analysis.scoring.ratio import Ratio
 
 COLUMNS = {  # Table 2 column -> leaderboard.json field

@@ -19,7 +19,8 @@ from analysis.corpus.formatting import unsigned_zero
 from analysis.paper.provenance import slug
 from analysis.paper.sections.leaderboard import INDEPENDENT_CI
 from analysis.scoring.crosscheck import load_checked_cells
-from analysis.scoring.leaderboard import CrossCheckError, load_conditions, rank_conditions
+from analysis.scoring.leaderboard import CrossCheckError, load_conditions
+from analysis.scoring.ranking import rank_conditions
 
 
 @pytest.fixture(scope="module")

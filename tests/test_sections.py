@@ -35,8 +35,8 @@ from analysis.paper.sections.sensitivity import sensitivity_numbers
 from analysis.paper.sections.stability import split_figure, split_table, unanimous_numbers
 from analysis.scoring.breakdowns import pool_cells, split_distribution
 from analysis.scoring.composition import reconciliation
-from analysis.scoring.leaderboard import rank_conditions
 from analysis.scoring.metrics import degenerate_gates, reasoning_contrasts
+from analysis.scoring.ranking import rank_conditions
 
 
 def recorded(table: pd.DataFrame) -> dict[str, dict]:

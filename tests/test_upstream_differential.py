@@ -39,11 +39,10 @@ from analysis.scoring.leaderboard import (
     FROM_VERDICTS,
     UNDETERMINED,
     CrossCheckError,
-    leaderboard_table,
     load_conditions,
-    rank_conditions,
 )
 from analysis.scoring.metrics import direction_asymmetry
+from analysis.scoring.ranking import leaderboard_table, rank_conditions
 from analysis.scoring.rules import condition_scores, record_correct
 
 FAST_SEEDS = (1, 2, 3)

@@ -2,12 +2,12 @@
 
 Owns the published scoring rules (``rules``: ``score_cells``, ``condition_scores``), a count
 pair and its Wilson interval (``ratio``, ``intervals``), the leaderboard's rows read and
-checked against the scenarios (``leaderboard``), the per-trial verdicts checked against them
-(``crosscheck``), and the descriptive tables: directional and reasoning metrics
-(``metrics``), pattern, mirror, stability, severity and hardest-scenario breakdowns
-(``breakdowns``), relabelling sensitivity (``sensitivity``) and corpus composition
-(``composition``). Nothing here is inferential beyond a Wilson interval; that is
-:mod:`analysis.inference`.
+checked against the scenarios (``leaderboard``), Table 2 ranked and printed (``ranking``),
+the per-trial verdicts checked against them (``crosscheck``), and the descriptive tables:
+directional and reasoning metrics (``metrics``), pattern, mirror, stability, severity and
+hardest-scenario breakdowns (``breakdowns``), relabelling sensitivity (``sensitivity``) and
+corpus composition (``composition``). Nothing here is inferential beyond a Wilson interval;
+that is :mod:`analysis.inference`.
 
 May import: :mod:`analysis.files`, :mod:`analysis.paths`, :mod:`analysis.lazy`,
 :mod:`analysis.corpus`, :mod:`analysis.trials`.

@@ -19,7 +19,7 @@ from fractions import Fraction
 import pandas as pd
 
 from analysis.scoring.intervals import with_wilson
-from analysis.scoring.leaderboard import table2_order_key
+from analysis.scoring.ranking import table2_order_key
 from analysis.scoring.ratio import Ratio
 from analysis.scoring.rules import condition_scores
 

@@ -10,7 +10,7 @@ import numpy as np
 import pandas as pd
 
 from analysis.paper.figures import first_and_last, percent_axis, tight_layout
-from analysis.scoring.leaderboard import read_names
+from analysis.scoring.ranking import read_names
 
 MARKERS = "os^vDP*xh+"
 #: Conditions a pass^k figure draws, each named in its legend; beyond this many, the half

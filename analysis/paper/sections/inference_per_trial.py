@@ -19,7 +19,7 @@ from analysis.paper.sections.inference_pass_k import pass_k_checks, pass_k_figur
 from analysis.paper.sections.inference_ranks import rank_figure
 from analysis.paper.sections.inference_reasoning import paired_contrasts
 from analysis.scoring.breakdowns import POOL_OF
-from analysis.scoring.leaderboard import read_names
+from analysis.scoring.ranking import read_names
 
 if TYPE_CHECKING:
     from analysis.paper.sections.opening import Section

@@ -51,7 +51,7 @@ def unpaired_contrasts(conditions: pd.DataFrame) -> pd.DataFrame:
     smallest correlation across settings its Holm step needs
     (:func:`analysis.inference.pairing_bound.correlation_needed`, ``rho_needed_holm``)."""
     from analysis.inference.pairing_bound import correlation_needed
-    from analysis.scoring.leaderboard import trials_per_cell
+    from analysis.scoring.ranking import trials_per_cell
 
     adjusted = inf.adjust_pvalues(
         inf.unpaired_reasoning(conditions), family="metric", named="reasoning-published"

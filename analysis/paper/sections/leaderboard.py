@@ -11,8 +11,9 @@ from analysis.corpus.formatting import interval_bound_text, weighted_miss_text
 from analysis.inference.design_bound import NO_NULLS, NULLS_ALLOWED, design_effect_bound
 from analysis.paper.figures import PAIR, PALETTE, first_and_last, legend_below, percent_axis
 from analysis.paper.provenance import number_name, numbers_table, ratio_number, value_number
-from analysis.scoring.leaderboard import UNDETERMINED, read_names, trials_per_cell
+from analysis.scoring.leaderboard import UNDETERMINED
 from analysis.scoring.metrics import with_rates
+from analysis.scoring.ranking import read_names, trials_per_cell
 
 #: Table 2's Wilson column on trials, and the clustered bound beside it.
 INDEPENDENT_CI = "95% CI (trials independent)"
@@ -29,7 +30,7 @@ BOUND_NOTE = (
 
 #: Each Table 2 rate recorded per condition: (name, numerator, denominator, description, in
 #: which ``{modal}``, ``{pass}`` and ``{trials}`` are
-#: :func:`analysis.scoring.leaderboard.read_names`).
+#: :func:`analysis.scoring.ranking.read_names`).
 TABLE2_RATES = (
     ("mean_trial_accuracy", "n_trials_correct", "n_trials", "mean trial accuracy"),
     ("modal_accuracy", "n_modal_correct", "n_cells", "{modal} accuracy"),
@@ -82,7 +83,7 @@ def weighted_miss_number(row: dict) -> dict:
 
 def table2_numbers(ranked: pd.DataFrame) -> pd.DataFrame:
     """Every rate of Table 2 and the rank, per condition of
-    :func:`analysis.scoring.leaderboard.rank_conditions`: ``table2.<condition>.<rate>``, weighted
+    :func:`analysis.scoring.ranking.rank_conditions`: ``table2.<condition>.<rate>``, weighted
     miss (:func:`weighted_miss_number`) among them."""
     names = read_names(trials_per_cell(ranked))
     rows = []

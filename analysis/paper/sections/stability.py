@@ -17,7 +17,7 @@ from analysis.paper.figures import (
 from analysis.paper.outputs import stand_in_title
 from analysis.paper.provenance import number_name, numbers_table, ratio_number, value_number
 from analysis.scoring.breakdowns import leaderboard_stability, split_distribution, stability
-from analysis.scoring.leaderboard import read_names, trials_per_cell
+from analysis.scoring.ranking import read_names, trials_per_cell
 
 #: The three reads: (column, numerator, denominator, marker, colour, legend label).
 READS = (
