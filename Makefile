@@ -45,15 +45,16 @@ $(INSPECT_STAMP): $(ENV_STAMP)
 	$(PY) -m pip install --quiet --disable-pip-version-check -c requirements.lock -e '.[dev,inspect]'
 	touch $@
 
-# The documentation site, offline, into docs/_build/html (warnings are errors). make test-all
-# builds it too (tests/test_docs.py), so it installs the docs extra.
+# The documentation site, offline, into docs/_build/html (warnings are errors). Its JupyterLab
+# page runs the starter notebook on the imported release, so the release is imported first.
+# make test-all builds it too (tests/test_docs.py), so it installs the docs extra.
 DOCS_STAMP := $(VENV)/.installed-docs
 
 $(DOCS_STAMP): $(ENV_STAMP)
 	$(PY) -m pip install --quiet --disable-pip-version-check -c requirements.lock -e '.[dev,docs]'
 	touch $@
 
-docs: $(DOCS_STAMP)
+docs: data $(DOCS_STAMP)
 	$(PY) -m sphinx -W --keep-going -q -b html docs docs/_build/html
 
 # The fast tier (one shared build); `make test-all` adds the slow checks (marker "slow").
