@@ -67,7 +67,8 @@ intersphinx_mapping: dict = {}
 
 html_theme = "furo"
 html_title = f"{project} {release}"
-html_static_path: list[str] = []
+html_static_path = ["_static"]
+html_css_files = ["notebook.css"]
 html_show_sourcelink = False
 
 
