@@ -1,10 +1,12 @@
 """The documentation site: every public name has an API entry with a runnable example, and
-the site builds with Sphinx, offline, with warnings as errors (slow tier; ``make docs``)."""
+the site builds with Sphinx, offline, with warnings as errors, its JupyterLab page showing the
+starter notebook run on the imported release (slow tier; ``make docs``)."""
 
 from __future__ import annotations
 
 import importlib
 import inspect
+import json
 import re
 import subprocess
 import sys
@@ -14,6 +16,7 @@ from pathlib import Path
 import pytest
 
 DOCS = Path(__file__).parents[1] / "docs"
+STARTER_NOTEBOOK = Path(__file__).parents[1] / "explore" / "start-here.ipynb"
 #: Each package whose ``__all__`` is public API, with the documentation page listing it.
 PUBLIC = {
     "analysis": DOCS / "api" / "index.md",
@@ -72,11 +75,11 @@ def inventory(path: Path) -> dict[str, str]:
     return {line.split(" ")[0]: line.split(" ")[1] for line in entries if line}
 
 
-@pytest.mark.slow  # a Sphinx build of the whole site: about 10-30 s
+@pytest.mark.slow  # a Sphinx build of the whole site, the starter notebook run: about 30-60 s
 def test_the_site_builds_without_warnings_and_every_public_name_has_a_page(tmp_path):
     try:
         import furo  # noqa: F401
-        import myst_parser  # noqa: F401
+        import myst_nb  # noqa: F401
         import numpydoc  # noqa: F401
         import sphinx  # noqa: F401
     except ImportError as missing:
@@ -94,3 +97,21 @@ def test_the_site_builds_without_warnings_and_every_public_name_has_a_page(tmp_p
         assert (out / f"{page}.html").is_file(), page
     changelog = (out / "changelog.html").read_text("utf-8")
     assert "Unreleased" in changelog
+    assert_starter_notebook_shown_executed(out)
+
+
+def assert_starter_notebook_shown_executed(out: Path) -> None:
+    """The JupyterLab page holds every code cell of ``explore/start-here.ipynb`` with what
+    it printed on the imported release: a table (a DataFrame), its figures (PNG files the
+    page shows), and no error."""
+    page = (out / "jupyterlab.html").read_text("utf-8")
+    notebook = json.loads(STARTER_NOTEBOOK.read_text("utf-8"))
+    code_cells = [cell for cell in notebook["cells"] if cell["cell_type"] == "code"]
+    assert page.count('<div class="cell docutils container">') == len(code_cells)
+    assert "<h2>Start here: asking your own questions" in page  # a section of the page
+    assert re.search(r'<table[^>]*class="dataframe".*?over_refusal</td>', page, flags=re.S)
+    figures = re.findall(r'<img [^>]*src="(_images/[^"]+\.png)"', page)
+    assert len(figures) >= 2, "plot_rates draws two figures"
+    for figure in figures:
+        assert (out / figure).stat().st_size > 10_000, figure
+    assert "output traceback" not in page
