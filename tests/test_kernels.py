@@ -19,6 +19,7 @@ from factories import data_copy
 
 from analysis import paths
 from analysis.paper import build as builder
+from analysis.paper.build_errors import BuildError, InputError, NotebookFailed
 from analysis.paper.kernels import KernelCodeError, KernelError, WarmKernel
 
 
@@ -324,7 +325,7 @@ def test_bad_input_found_on_a_kernel_is_an_input_error_naming_the_file(monkeypat
     kernel = FakeKernel(raises=problem)
     runner = runner_with([kernel], monkeypatch)
     try:
-        with pytest.raises(builder.InputError) as raised:
+        with pytest.raises(InputError) as raised:
             runner.check_inputs(tmp_path / "checked.pkl")
     finally:
         runner.close()
@@ -336,7 +337,7 @@ def test_a_kernel_that_hangs_on_code_is_replaced_for_the_next_job(monkeypatch):
     hung, fresh = FakeKernel(raises=KernelError("no answer after 300 s")), FakeKernel()
     runner = runner_with([hung, fresh], monkeypatch)
     try:
-        with pytest.raises(builder.BuildError, match="writing the report: no answer after 300 s"):
+        with pytest.raises(BuildError, match="writing the report: no answer after 300 s"):
             runner.call("os.getcwd", "writing the report")
         assert hung.killed
         runner.call("os.getcwd", "writing the report")
@@ -373,7 +374,7 @@ def test_no_workers_asked_for_still_means_one_kernel(monkeypatch, tmp_path):
 def test_no_kernel_to_check_the_inputs_on_is_a_build_error(monkeypatch, tmp_path):
     runner = runner_with([KernelError("the kernel did not start: no python3")], monkeypatch)
     try:
-        with pytest.raises(builder.BuildError, match="checking the inputs: the kernel did not"):
+        with pytest.raises(BuildError, match="checking the inputs: the kernel did not"):
             runner.check_inputs(tmp_path / "checked.pkl")
     finally:
         runner.close()
@@ -450,7 +451,7 @@ def test_a_failed_check_prints_no_line_of_a_notebook_that_ran_meanwhile(
     runner = runner_with(kernels, monkeypatch, 2, slow_start=True, notebooks=SECTIONS)
     threading.Thread(target=lambda: wait_for(lambda: "01-corpus" in ran) and release.set()).start()
     try:
-        with pytest.raises(builder.InputError, match=r"/d/x\.csv: no trials"):
+        with pytest.raises(InputError, match=r"/d/x\.csv: no trials"):
             runner.run(SECTIONS, tmp_path, tmp_path / "c.pkl")
     finally:
         release.set()
@@ -462,8 +463,8 @@ def test_a_failed_check_prints_no_line_of_a_notebook_that_ran_meanwhile(
 @pytest.mark.parametrize(
     ("error", "status"),
     [
-        (builder.NotebookFailed("notebook 05-patterns.ipynb: cell index 3 raised ValueError"), 1),
-        (builder.InputError("/tmp/notebook-tests/runs/x.csv: not a trials table"), 2),
+        (NotebookFailed("notebook 05-patterns.ipynb: cell index 3 raised ValueError"), 1),
+        (InputError("/tmp/notebook-tests/runs/x.csv: not a trials table"), 2),
     ],
 )
 def test_exit_status_follows_the_kind_of_failure(error, status, monkeypatch, tmp_path, capsys):

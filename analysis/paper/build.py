@@ -41,6 +41,7 @@ from analysis import paths
 from analysis.files.lock import LockedError
 from analysis.files.typed import error_text, within
 from analysis.help_text import parser as help_parser
+from analysis.paper.build_errors import BuildError, InputError, NotebookFailed
 from analysis.paper.make import (
     PAPER_STAMP,
     build_digest,
@@ -78,18 +79,6 @@ KEY_PACKAGES = (
     "typst",
     "pypdfium2",
 )
-
-
-class BuildError(RuntimeError):
-    """The build cannot start or did not finish; nothing was written to ``paper/``."""
-
-
-class InputError(BuildError):
-    """An input the notebooks read is malformed or inconsistent (the message names it)."""
-
-
-class NotebookFailed(BuildError):
-    """A notebook raised, hung or lost its kernel (the message names it and its cell)."""
 
 
 @dataclass
