@@ -25,15 +25,11 @@ from __future__ import annotations
 import contextlib
 import gc
 import json
-import platform
 import shutil
-import subprocess
 import sys
 import threading
 import time
 from dataclasses import dataclass
-from datetime import UTC, datetime
-from importlib import metadata
 from pathlib import Path
 from queue import Empty, Queue
 
@@ -49,36 +45,16 @@ from analysis.paper.make import (
     recover_paper,
     shared_digest,
 )
+from analysis.paper.reports import write_reports
 from analysis.release.identity import ReleaseError, file_sha256, lock_for
 
 # The analysis stack and the notebook machinery are imported where they are first needed,
 # so that a refusal (busy lock, read-only paper/, bad input) comes within a second or two.
-# jsonschema (which nbformat imports) builds a Lark grammar for IRI syntax when
-# rfc3987_syntax is importable, a second or more of start-up; no notebook schema checks an
-# IRI, so the build does without it.
-sys.modules.setdefault("rfc3987_syntax", None)
 
 STAMP = PAPER_STAMP
 
 #: Seconds one cell may run before the build stops its kernel and fails.
 CELL_TIMEOUT = 900
-
-#: Packages whose versions the build record names.
-KEY_PACKAGES = (
-    "pandas",
-    "numpy",
-    "scipy",
-    "statsmodels",
-    "pingouin",
-    "matplotlib",
-    "seaborn",
-    "pyarrow",
-    "papermill",
-    "nbconvert",
-    "ipykernel",
-    "typst",
-    "pypdfium2",
-)
 
 
 @dataclass
@@ -413,38 +389,6 @@ class NotebookRunner:
         return None
 
 
-def _git(*args: str) -> str | None:
-    try:
-        done = subprocess.run(
-            ["git", *args], cwd=paths.PROJECT_ROOT, capture_output=True, text=True, timeout=10
-        )
-    except (OSError, subprocess.TimeoutExpired):
-        return None
-    return done.stdout.strip() if done.returncode == 0 else None
-
-
-def build_record(data: Path | None = None) -> dict:
-    """What this build was made from: release, git commit and dirty flag, versions, time."""
-    imported = paths.imported_release(data)
-    status = _git("status", "--porcelain")
-    packages = {}
-    for name in KEY_PACKAGES:
-        try:
-            packages[name] = metadata.version(name)
-        except metadata.PackageNotFoundError:
-            continue
-    return {
-        "release_dir": imported.get("release_dir"),
-        "release_digest": imported.get("release_digest"),
-        "release": imported.get("release"),
-        "git_commit": _git("rev-parse", "HEAD"),
-        "git_dirty": None if status is None else bool(status),
-        "python": platform.python_version(),
-        "packages": packages,
-        "built_at": datetime.now(UTC).strftime("%Y-%m-%dT%H:%M:%SZ"),
-    }
-
-
 def check_writable(paper_dir: Path) -> None:
     """Refuse before any notebook runs when ``paper/`` or its parent cannot be written."""
     for folder in (paper_dir.parent, paper_dir):
@@ -654,38 +598,12 @@ def _finish(staging, data, notebooks, reused, runs, digest, shared, runner) -> N
         write_reports(**arguments)
     else:
         runner.call(
-            "analysis.paper.build.write_reports", "writing numbers.json and the report", **arguments
+            "analysis.paper.reports.write_reports",
+            "writing numbers.json and the report",
+            **arguments,
         )
     stamp = {"inputs_digest": digest, "shared_digest": shared, "notebooks": records}
     (staging / STAMP).write_text(json.dumps(stamp, indent=2) + "\n", "utf-8")
-
-
-def write_reports(staging: str, data: str, notebooks: list[str]) -> None:
-    """Write into ``staging`` ``numbers.json`` (the numbers every notebook recorded, with
-    the release, the :func:`build_record` of ``data`` and, under ``left_out``, what each
-    notebook left out and why, the claims ledger too for another release than the paper's),
-    the HTML report and the PDF of the executed ``notebooks`` (names). The build runs this
-    on a warm kernel."""
-    from analysis.paper.claims import other_release
-    from analysis.paper.outputs import merge_left_out
-    from analysis.paper.pdf import LEDGER_MAKER, write_documents
-    from analysis.paper.provenance import merge_fragments
-
-    folder = Path(staging)
-    numbers = merge_fragments(folder)
-    left_out = merge_left_out(folder)
-    release = paths.release(Path(data))
-    reason = other_release(release, paths.scenario_set(Path(data)))
-    if reason is not None:
-        left_out.append({"notebook": LEDGER_MAKER, "what": "the claims ledger", "reason": reason})
-    document = {
-        "release": release,
-        "build": build_record(Path(data)),
-        "left_out": left_out,
-        "numbers": numbers,
-    }
-    (folder / "numbers.json").write_text(json.dumps(document, indent=2) + "\n", "utf-8")
-    write_documents(folder, [folder / "notebooks" / name for name in notebooks])
 
 
 def main(argv: list[str] | None = None) -> int:
