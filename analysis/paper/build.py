@@ -38,6 +38,7 @@ from analysis.files.lock import LockedError
 from analysis.files.typed import error_text, within
 from analysis.help_text import parser as help_parser
 from analysis.paper.build_errors import BuildError, InputError, NotebookFailed
+from analysis.paper.checked_inputs import CHECKED_INPUTS, notebook_parameters, reads_checked
 from analysis.paper.make import (
     PAPER_STAMP,
     build_digest,
@@ -84,7 +85,7 @@ def execute(
         papermill.execute_notebook(  # no cwd: papermill's chdir is not thread-safe
             str(notebook),
             str(executed),
-            parameters=_parameters(notebook, staging, checked),
+            parameters=notebook_parameters(notebook, staging, checked),
             engine_name=ENGINE,
             km=kernel.km,
             kc=kc,
@@ -400,31 +401,6 @@ def check_writable(paper_dir: Path) -> None:
             probe.unlink()
         except OSError as error:
             raise BuildError(f"{folder}: not writable ({error.strerror})") from None
-
-
-#: Where the build keeps the checked inputs it hands its notebooks, inside the staging
-#: folder's ``.parts`` (removed before ``paper/`` is replaced).
-CHECKED_INPUTS = "checked-inputs.pkl"
-
-
-def reads_checked(notebook: Path) -> bool:
-    """Whether ``notebook``'s section reads what the input check hands on: the published
-    conditions or the per-trial verdicts (a notebook of no known section may read them)."""
-    from analysis.paper.sections.reads import READS
-
-    reads = READS.get(notebook.stem)
-    return reads is None or reads.conditions or reads.verdicts
-
-
-def _parameters(notebook: Path, staging: Path, checked: Path | None) -> dict:
-    """The papermill parameters of ``notebook``: its output folder and, for a section that
-    reads the conditions or the verdicts, the checked inputs."""
-    from analysis.paper.sections.reads import READS
-
-    parameters = {"output_dir": str(staging)}
-    if checked is not None and notebook.stem in READS and reads_checked(notebook):
-        parameters["checked_inputs"] = str(checked)
-    return parameters
 
 
 def _swap(staging: Path, paper_dir: Path) -> None:
