@@ -489,8 +489,9 @@ def test_touching_one_notebook_reruns_only_it(tmp_path):
 
 
 def test_notebooks_start_longest_first(tmp_path: Path) -> None:
-    from analysis.paper.build import STAMP, _longest_first
+    from analysis.paper.build import _longest_first
     from analysis.paper.make import default_notebooks
+    from analysis.paper.unchanged_notebooks import STAMP
 
     notebooks = default_notebooks()
     # never timed: the sections reading per-trial verdicts and conditions first

@@ -35,24 +35,22 @@ from queue import Empty, Queue
 
 from analysis import paths
 from analysis.files.lock import LockedError
-from analysis.files.typed import error_text, within
+from analysis.files.typed import error_text
 from analysis.help_text import parser as help_parser
 from analysis.paper.build_errors import BuildError, InputError, NotebookFailed
 from analysis.paper.checked_inputs import CHECKED_INPUTS, notebook_parameters, reads_checked
 from analysis.paper.make import (
-    PAPER_STAMP,
     build_digest,
     default_notebooks,
     recover_paper,
     shared_digest,
 )
 from analysis.paper.reports import write_reports
+from analysis.paper.unchanged_notebooks import STAMP, carry_over, last_stamp, reusable_notebooks
 from analysis.release.identity import ReleaseError, file_sha256, lock_for
 
 # The analysis stack and the notebook machinery are imported where they are first needed,
 # so that a refusal (busy lock, read-only paper/, bad input) comes within a second or two.
-
-STAMP = PAPER_STAMP
 
 #: Seconds one cell may run before the build stops its kernel and fails.
 CELL_TIMEOUT = 900
@@ -422,44 +420,6 @@ def _keep_failed(runs: list[NotebookRun], paper_dir: Path) -> Path:
     return kept
 
 
-def _stamp(paper_dir: Path) -> dict:
-    try:
-        record = json.loads((paper_dir / STAMP).read_text(encoding="utf-8"))
-    except (OSError, ValueError):
-        return {}
-    return record if isinstance(record, dict) else {}
-
-
-def reusable_notebooks(paper_dir: Path, shared: str, notebooks: list[Path]) -> dict[str, dict]:
-    """The notebooks whose outputs in ``paper_dir`` still hold: nothing they share with the
-    others changed (release, runs, package, dependencies), their own file is unchanged and
-    every output the stamp lists is a file inside ``paper_dir``."""
-    stamp = _stamp(paper_dir)
-    recorded = stamp.get("notebooks")
-    if stamp.get("shared_digest") != shared or not isinstance(recorded, dict):
-        return {}
-    if set(recorded) != {nb.name for nb in notebooks}:
-        return {}
-    return {
-        nb.name: recorded[nb.name]
-        for nb in notebooks
-        if recorded[nb.name].get("sha256") == file_sha256(nb)
-        and all(
-            within(paper_dir, name) and (paper_dir / name).is_file()
-            for name in recorded[nb.name].get("outputs", [])
-        )
-    }
-
-
-def _seed(staging: Path, paper_dir: Path, reused: dict[str, dict]) -> None:
-    """Copy the outputs of the reused notebooks from ``paper_dir`` into ``staging``."""
-    for record in reused.values():
-        for name in record["outputs"]:
-            target = staging / name
-            target.parent.mkdir(parents=True, exist_ok=True)
-            shutil.copy2(paper_dir / name, target)
-
-
 def _collect(part: Path, staging: Path) -> list[str]:
     """Move one notebook's own output folder into ``staging``; its files, relative."""
     outputs = []
@@ -480,7 +440,7 @@ def _longest_first(notebooks: list[Path], paper_dir: Path) -> list[Path]:
     ``analysis.paper.sections.READS``), later sections before earlier ones."""
     from analysis.paper.sections.reads import READS
 
-    recorded = _stamp(paper_dir).get("notebooks")
+    recorded = last_stamp(paper_dir).get("notebooks")
     recorded = recorded if isinstance(recorded, dict) else {}
 
     def cost(notebook: Path) -> tuple[float, int, str]:
@@ -525,7 +485,7 @@ def build(
         parts = staging / ".parts"
         parts.mkdir()
         runs = runner.run(to_run, parts, parts / CHECKED_INPUTS) if runner else []
-        _seed(staging, paper_dir, reused)
+        carry_over(staging, paper_dir, reused)
         for notebook in reused:
             print(f"  {Path(notebook).stem:<24} {'':>7}  unchanged", flush=True)
         failed = sorted((run for run in runs if run.failure), key=lambda run: run.notebook.name)
