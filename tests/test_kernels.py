@@ -19,6 +19,7 @@ from factories import data_copy
 
 from analysis import paths
 from analysis.paper import build as builder
+from analysis.paper import notebook_run
 from analysis.paper.build_errors import BuildError, InputError, NotebookFailed
 from analysis.paper.kernels import KernelCodeError, KernelError, WarmKernel
 
@@ -148,7 +149,7 @@ def test_a_notebook_running_as_the_build_stops_runs_no_further_cell(tmp_path):
     try:
         threading.Timer(1, kernel.stop.set).start()  # during the sleep
         with pytest.raises(KernelError, match="stopped before a cell: the build ended"):
-            builder.execute(slow, tmp_path / "staging", kernel, cell_timeout=60)
+            notebook_run.execute(slow, tmp_path / "staging", kernel, cell_timeout=60)
     finally:
         kernel.kill()
     assert not (tmp_path / "after.json").exists()
@@ -401,7 +402,7 @@ def notebooks_run_by(monkeypatch) -> dict[str, Path | None]:
 
     def run_notebook(notebook, staging, kernel, cell_timeout, checked=None):
         ran[notebook.stem] = checked
-        return builder.NotebookRun(notebook, staging / notebook.name, 0.1)
+        return notebook_run.NotebookRun(notebook, staging / notebook.name, 0.1)
 
     monkeypatch.setattr(builder, "run_notebook", run_notebook)
     return ran
