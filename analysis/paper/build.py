@@ -39,6 +39,7 @@ from analysis.files.typed import error_text
 from analysis.help_text import parser as help_parser
 from analysis.paper.build_errors import BuildError, InputError, NotebookFailed
 from analysis.paper.checked_inputs import CHECKED_INPUTS, reads_checked
+from analysis.paper.failed_notebooks import raise_on_failure
 from analysis.paper.make import (
     build_digest,
     default_notebooks,
@@ -292,16 +293,6 @@ def _swap(staging: Path, paper_dir: Path) -> None:
     shutil.rmtree(previous, ignore_errors=True)
 
 
-def _keep_failed(runs: list[NotebookRun], paper_dir: Path) -> Path:
-    kept = paper_dir.with_name(paper_dir.name + ".failed")
-    shutil.rmtree(kept, ignore_errors=True)
-    kept.mkdir(parents=True)
-    for run in runs:
-        if run.failure and run.executed.is_file():
-            shutil.copy2(run.executed, kept / run.executed.name)
-    return kept
-
-
 def _collect(part: Path, staging: Path) -> list[str]:
     """Move one notebook's own output folder into ``staging``; its files, relative."""
     outputs = []
@@ -370,18 +361,7 @@ def build(
         carry_over(staging, paper_dir, reused)
         for notebook in reused:
             print(f"  {Path(notebook).stem:<24} {'':>7}  unchanged", flush=True)
-        failed = sorted((run for run in runs if run.failure), key=lambda run: run.notebook.name)
-        if failed:
-            kept = _keep_failed(failed, paper_dir) / failed[0].executed.name
-            where = (
-                f"; the partly executed notebook is kept in {kept}"
-                if kept.is_file()
-                else "; it did not start, so nothing was kept"
-            )
-            raise NotebookFailed(
-                f"notebook {failed[0].failure}{where}"
-                + "".join(f"\n  also failed: {run.failure}" for run in failed[1:])
-            )
+        raise_on_failure(runs, paper_dir)
         _finish(staging, data, notebooks, reused, runs, digest, shared, runner)
     except BaseException:
         if runner is not None:  # no kernel writes into the staging folder once it is gone
