@@ -488,20 +488,21 @@ def test_touching_one_notebook_reruns_only_it(tmp_path):
     assert json.loads((paper / "numbers.json").read_text())["numbers"] == before
 
 
-def test_notebooks_start_longest_first(tmp_path: Path) -> None:
-    from analysis.paper.build import STAMP, _longest_first
+def test_notebooks_startlongest_first(tmp_path: Path) -> None:
     from analysis.paper.make import default_notebooks
+    from analysis.paper.notebook_runner import longest_first
+    from analysis.paper.unchanged_notebooks import STAMP
 
     notebooks = default_notebooks()
     # never timed: the sections reading per-trial verdicts and conditions first
-    order = [nb.stem for nb in _longest_first(notebooks, tmp_path)]
+    order = [nb.stem for nb in longest_first(notebooks, tmp_path)]
     assert order[:3] == ["10-inference", "07-stability", "02-leaderboard"]
     assert set(order[3:6]) == {"05-patterns", "06-mirrors", "08-sensitivity"}
     assert order[-2:] == ["09-labels", "01-corpus"]
     # timed: by the seconds the last build took, a notebook never timed before them
     seconds = {nb.name: {"seconds": float(n)} for n, nb in enumerate(notebooks[1:])}
     (tmp_path / STAMP).write_text(json.dumps({"notebooks": seconds}))
-    order = [nb.stem for nb in _longest_first(notebooks, tmp_path)]
+    order = [nb.stem for nb in longest_first(notebooks, tmp_path)]
     assert order == [notebooks[0].stem, *(nb.stem for nb in reversed(notebooks[1:]))]
 
 

@@ -19,6 +19,8 @@ from factories import data_copy
 
 from analysis import paths
 from analysis.paper import build as builder
+from analysis.paper import notebook_run, notebook_runner
+from analysis.paper.build_errors import BuildError, InputError, NotebookFailed
 from analysis.paper.kernels import KernelCodeError, KernelError, WarmKernel
 
 
@@ -101,7 +103,7 @@ def test_notebooks_share_a_kernel_but_not_its_state(tmp_path):
     record_a = RECORD.format(folder=str(tmp_path), name="a", what="{}")
     after_a = f'{{"after_a": Path({str(tmp_path)!r}, "a.json").exists(), **state}}'
     record_b = RECORD.format(folder=str(tmp_path), name="b", what=after_a)
-    # never timed, later sections run first (build._longest_first): 02 before 01
+    # never timed, later sections run first (notebook_runner.longest_first): 02 before 01
     first = notebook(tmp_path, "02-leaves.ipynb", LEAVE_STATE, record_a)
     second = notebook(tmp_path, "01-finds.ipynb", FIND_STATE, record_b)
     paper = tmp_path / "paper"
@@ -147,7 +149,7 @@ def test_a_notebook_running_as_the_build_stops_runs_no_further_cell(tmp_path):
     try:
         threading.Timer(1, kernel.stop.set).start()  # during the sleep
         with pytest.raises(KernelError, match="stopped before a cell: the build ended"):
-            builder.execute(slow, tmp_path / "staging", kernel, cell_timeout=60)
+            notebook_run.execute(slow, tmp_path / "staging", kernel, cell_timeout=60)
     finally:
         kernel.kill()
     assert not (tmp_path / "after.json").exists()
@@ -300,7 +302,7 @@ def runner_with(
     workers: int = 1,
     slow_start: bool = False,
     notebooks: list[Path] | None = None,
-) -> builder.NotebookRunner:
+) -> notebook_runner.NotebookRunner:
     """A runner of ``workers`` whose kernels are ``kernels`` in turn (a KernelError: it does
     not start); ``slow_start``: a kernel answers once a job is waiting, as a real one takes
     a second to start."""
@@ -314,9 +316,9 @@ def runner_with(
             kernel.warm_up([])
         return (None, kernel) if isinstance(kernel, Exception) else (kernel, None)
 
-    monkeypatch.setattr(builder.NotebookRunner, "_start", start)
+    monkeypatch.setattr(notebook_runner.NotebookRunner, "_start", start)
     notebooks = notebooks or [paths.NOTEBOOKS_DIR / "01-corpus.ipynb"]
-    return builder.NotebookRunner(notebooks, workers=workers)
+    return notebook_runner.NotebookRunner(notebooks, workers=workers)
 
 
 def test_bad_input_found_on_a_kernel_is_an_input_error_naming_the_file(monkeypatch, tmp_path):
@@ -324,7 +326,7 @@ def test_bad_input_found_on_a_kernel_is_an_input_error_naming_the_file(monkeypat
     kernel = FakeKernel(raises=problem)
     runner = runner_with([kernel], monkeypatch)
     try:
-        with pytest.raises(builder.InputError) as raised:
+        with pytest.raises(InputError) as raised:
             runner.check_inputs(tmp_path / "checked.pkl")
     finally:
         runner.close()
@@ -336,7 +338,7 @@ def test_a_kernel_that_hangs_on_code_is_replaced_for_the_next_job(monkeypatch):
     hung, fresh = FakeKernel(raises=KernelError("no answer after 300 s")), FakeKernel()
     runner = runner_with([hung, fresh], monkeypatch)
     try:
-        with pytest.raises(builder.BuildError, match="writing the report: no answer after 300 s"):
+        with pytest.raises(BuildError, match="writing the report: no answer after 300 s"):
             runner.call("os.getcwd", "writing the report")
         assert hung.killed
         runner.call("os.getcwd", "writing the report")
@@ -373,7 +375,7 @@ def test_no_workers_asked_for_still_means_one_kernel(monkeypatch, tmp_path):
 def test_no_kernel_to_check_the_inputs_on_is_a_build_error(monkeypatch, tmp_path):
     runner = runner_with([KernelError("the kernel did not start: no python3")], monkeypatch)
     try:
-        with pytest.raises(builder.BuildError, match="checking the inputs: the kernel did not"):
+        with pytest.raises(BuildError, match="checking the inputs: the kernel did not"):
             runner.check_inputs(tmp_path / "checked.pkl")
     finally:
         runner.close()
@@ -400,9 +402,9 @@ def notebooks_run_by(monkeypatch) -> dict[str, Path | None]:
 
     def run_notebook(notebook, staging, kernel, cell_timeout, checked=None):
         ran[notebook.stem] = checked
-        return builder.NotebookRun(notebook, staging / notebook.name, 0.1)
+        return notebook_run.NotebookRun(notebook, staging / notebook.name, 0.1)
 
-    monkeypatch.setattr(builder, "run_notebook", run_notebook)
+    monkeypatch.setattr(notebook_runner, "run_notebook", run_notebook)
     return ran
 
 
@@ -450,7 +452,7 @@ def test_a_failed_check_prints_no_line_of_a_notebook_that_ran_meanwhile(
     runner = runner_with(kernels, monkeypatch, 2, slow_start=True, notebooks=SECTIONS)
     threading.Thread(target=lambda: wait_for(lambda: "01-corpus" in ran) and release.set()).start()
     try:
-        with pytest.raises(builder.InputError, match=r"/d/x\.csv: no trials"):
+        with pytest.raises(InputError, match=r"/d/x\.csv: no trials"):
             runner.run(SECTIONS, tmp_path, tmp_path / "c.pkl")
     finally:
         release.set()
@@ -462,8 +464,8 @@ def test_a_failed_check_prints_no_line_of_a_notebook_that_ran_meanwhile(
 @pytest.mark.parametrize(
     ("error", "status"),
     [
-        (builder.NotebookFailed("notebook 05-patterns.ipynb: cell index 3 raised ValueError"), 1),
-        (builder.InputError("/tmp/notebook-tests/runs/x.csv: not a trials table"), 2),
+        (NotebookFailed("notebook 05-patterns.ipynb: cell index 3 raised ValueError"), 1),
+        (InputError("/tmp/notebook-tests/runs/x.csv: not a trials table"), 2),
     ],
 )
 def test_exit_status_follows_the_kind_of_failure(error, status, monkeypatch, tmp_path, capsys):

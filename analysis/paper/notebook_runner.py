@@ -1,0 +1,255 @@
+"""Scheduling notebooks over warm kernels: one kernel per worker, the input check on the
+first to answer, the notebooks that need it once it passed, the others meanwhile, longest
+first."""
+
+from __future__ import annotations
+
+import contextlib
+import threading
+from dataclasses import dataclass
+from pathlib import Path
+from queue import Empty, Queue
+
+from analysis import paths
+from analysis.paper.build_errors import BuildError, InputError
+from analysis.paper.checked_inputs import reads_checked
+from analysis.paper.notebook_run import NotebookRun, run_notebook
+from analysis.paper.unchanged_notebooks import last_stamp
+
+#: Seconds one cell may run before the build stops its kernel and fails.
+CELL_TIMEOUT = 900
+
+
+def _report(run: NotebookRun) -> None:
+    status = "ok" if run.failure is None else "failed"
+    print(f"  {run.notebook.stem:<24} {run.seconds:5.1f} s  {status}", flush=True)
+
+
+@dataclass(frozen=True)
+class _Call:
+    """A job: call a function on a kernel; its failure, or None, goes to ``outcome`` (raised
+    as ``error`` when the function raised)."""
+
+    code: str
+    doing: str
+    outcome: Queue
+    error: type[BuildError] = BuildError
+
+
+@dataclass(frozen=True)
+class _Notebook:
+    """A job: execute a notebook into ``staging``, given the ``checked`` inputs if any."""
+
+    notebook: Path
+    staging: Path
+    checked: Path | None
+
+
+class NotebookRunner:
+    """Warm kernels, one per worker, started at once and reused; they run all the analysis
+    code: :meth:`run` checks the inputs on the first one to answer (before its warm-up,
+    while the others warm up and run the notebooks that need nothing checked), then
+    executes the other notebooks; :meth:`call` runs any other step (the report), and
+    :meth:`close` stops them. The build process itself imports no part of the analysis
+    stack."""
+
+    def __init__(
+        self, notebooks: list[Path], workers: int, cell_timeout: float = CELL_TIMEOUT
+    ) -> None:
+        from analysis.paper.kernels import notebook_imports
+
+        self.cell_timeout = cell_timeout
+        self.modules = notebook_imports(notebooks)
+        self.stop = threading.Event()
+        self.jobs: Queue = Queue()  # _Call or _Notebook jobs; None: no more
+        self.runs: Queue = Queue()  # each notebook's NotebookRun, as it ends
+        self.threads = [
+            threading.Thread(target=self._work, name=f"notebook-worker-{n}", daemon=True)
+            for n in range(max(1, min(workers, len(notebooks))))
+        ]
+        for thread in self.threads:
+            thread.start()
+
+    def check_inputs(self, path: Path) -> Path:
+        """Load and cross-check every input the notebooks read and store the checked frames
+        at ``path`` (:func:`analysis.paper.sections.opening.write_checked_inputs`), on the first
+        kernel to answer; bad input raises :class:`InputError`, naming the file and the
+        problem."""
+        self._wait(self._check(path))
+        return path
+
+    def call(
+        self, function: str, doing: str, error: type[BuildError] = BuildError, **arguments
+    ) -> None:
+        """Call ``function`` (``"module.name"``) with ``arguments`` (plain values) on the
+        first kernel free, reset first. What it raises becomes ``error`` with its message; a
+        kernel that hangs, dies or never starts, a :class:`BuildError` saying so."""
+        self._wait(self._queue_call(function, doing, error, arguments))
+
+    def run(
+        self, notebooks: list[Path], parts: Path, checked: Path | None = None
+    ) -> list[NotebookRun]:
+        """Execute ``notebooks`` (longest first is best), each into ``parts / stem``, printing
+        one line for each as it ends. With ``checked``, the inputs are checked into it first
+        (:meth:`check_inputs`) and handed to the notebooks that read them, which start once
+        the check passed; those that read none of them start first, while it runs, on the
+        other kernels (a failed check raises before any notebook's line is printed)."""
+        early = [nb for nb in notebooks if checked is None or not reads_checked(nb)]
+        check = self._check(checked) if checked is not None else None
+        for notebook in early:
+            self.jobs.put(_Notebook(notebook, parts / notebook.stem, None))
+        if check is not None:
+            self._wait(check)
+            for notebook in notebooks:
+                if notebook not in early:
+                    self.jobs.put(_Notebook(notebook, parts / notebook.stem, checked))
+        runs = []
+        for _ in notebooks:
+            runs.append(self.runs.get())
+            _report(runs[-1])
+        order = {nb: n for n, nb in enumerate(notebooks)}
+        return sorted(runs, key=lambda run: order[run.notebook])
+
+    def _check(self, path: Path) -> _Call:
+        function = "analysis.paper.sections.opening.write_checked_inputs"
+        return self._queue_call(function, "checking the inputs", InputError, {"path": str(path)})
+
+    def _queue_call(
+        self, function: str, doing: str, error: type[BuildError], arguments: dict
+    ) -> _Call:
+        module, name = function.rsplit(".", 1)
+        code = f"from {module} import {name}\n{name}(**{arguments!r})\n"
+        job = _Call(code, doing, Queue(), error)
+        self.jobs.put(job)
+        return job
+
+    def _wait(self, job: _Call) -> None:
+        """Wait for ``job`` to end; raise what it failed with, as its ``error``."""
+        from analysis.paper.kernels import KernelCodeError
+
+        failure = job.outcome.get()
+        if isinstance(failure, KernelCodeError):
+            raise job.error(failure.evalue or failure.ename)
+        if failure is not None:
+            raise BuildError(f"{job.doing}: {failure}")
+
+    def close(self) -> None:
+        """Stop every kernel (whatever ran)."""
+        self.stop.set()
+        for _ in self.threads:
+            self.jobs.put(None)
+        for thread in self.threads:
+            thread.join()
+
+    def _start(self, warm: bool = True):
+        """A kernel and None, or None and the :class:`KernelError` it failed with; ``warm``:
+        with the notebooks' imports done, else only answering."""
+        from analysis.paper.kernels import KernelError, WarmKernel
+
+        kernel = WarmKernel(paths.PROJECT_ROOT, self.stop)
+        try:
+            kernel.start(self.modules if warm else None)
+        except KernelError as failed:
+            kernel.kill()
+            return None, failed
+        except Exception:
+            kernel.kill()
+            raise
+        return kernel, None
+
+    def _warm(self, kernel):
+        """``kernel`` warmed up and None, or None and the :class:`KernelError` it failed with."""
+        from analysis.paper.kernels import KernelError
+
+        try:
+            kernel.warm_up(self.modules)
+        except KernelError as failed:
+            kernel.kill()
+            return None, failed
+        return kernel, None
+
+    def _work(self) -> None:
+        # A new kernel runs a call already waiting (the input check, queued as the kernels
+        # start) before its warm-up: the check imports a fraction of the stack, and the
+        # other kernels need not wait for it to import the rest.
+        kernel, error = self._start(warm=False)
+        taken = []  # a job taken before the warm-up that is not such a call
+        try:
+            if kernel is not None:
+                with contextlib.suppress(Empty):
+                    taken.append(self.jobs.get_nowait())
+                if taken and isinstance(taken[0], _Call):
+                    kernel = self._call(kernel, taken.pop())
+                if kernel is not None:
+                    kernel, error = self._warm(kernel)
+            while (job := taken.pop() if taken else self.jobs.get()) is not None:
+                if self.stop.is_set():
+                    break
+                if kernel is None and error is None:  # the last one was stopped: a new one
+                    kernel, error = self._start()
+                if kernel is None:  # this job fails with why; the next tries a new kernel
+                    self._not_run(job, error)
+                    error = None
+                elif isinstance(job, _Call):
+                    kernel = self._call(kernel, job)
+                else:
+                    kernel = self._execute(kernel, job)
+        finally:
+            if kernel is not None:
+                kernel.kill()
+
+    def _not_run(self, job: _Call | _Notebook, error: Exception | None) -> None:
+        if isinstance(job, _Call):
+            job.outcome.put(error)
+            return
+        run = NotebookRun(job.notebook, job.staging / "notebooks" / job.notebook.name, 0.0)
+        run.failure, run.kernel_ok = f"{job.notebook.name}: {error}", False
+        self.runs.put(run)
+
+    def _call(self, kernel, job: _Call):
+        """Run ``job`` on ``kernel``, its failure (or None) to its outcome; the kernel, or
+        None when it hung or died (it is then stopped)."""
+        from analysis.paper.kernels import KernelCodeError
+
+        try:
+            kernel.run(job.code, job.doing)
+        except Exception as failed:  # the caller raises it
+            job.outcome.put(failed)
+            if not isinstance(failed, KernelCodeError):
+                kernel.kill()
+                return None
+        else:
+            job.outcome.put(None)
+        return kernel
+
+    def _execute(self, kernel, job: _Notebook):
+        """Execute ``job``'s notebook on ``kernel``; the kernel, or None when it cannot run
+        another (it is then stopped)."""
+        run = run_notebook(job.notebook, job.staging, kernel, self.cell_timeout, job.checked)
+        self.runs.put(run)
+        if run.kernel_ok:
+            return kernel
+        kernel.kill()
+        return None
+
+
+def longest_first(notebooks: list[Path], paper_dir: Path) -> list[Path]:
+    """``notebooks`` ordered by the seconds each took in the last build, longest first (so
+    that the longest does not start last). Notebooks never timed go first, those reading
+    more first (per-trial verdicts, then the published conditions; see
+    ``analysis.paper.sections.READS``), later sections before earlier ones."""
+    from analysis.paper.sections.reads import READS
+
+    recorded = last_stamp(paper_dir).get("notebooks")
+    recorded = recorded if isinstance(recorded, dict) else {}
+
+    def cost(notebook: Path) -> tuple[float, int, str]:
+        record = recorded.get(notebook.name)
+        value = record.get("seconds") if isinstance(record, dict) else None
+        reads = READS.get(notebook.stem)
+        weight = 2 * reads.verdicts + reads.conditions if reads is not None else 0
+        if isinstance(value, int | float):
+            return float(value), 0, ""
+        return float("inf"), weight, notebook.stem
+
+    return sorted(notebooks, key=cost, reverse=True)
