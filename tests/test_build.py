@@ -489,9 +489,9 @@ def test_touching_one_notebook_reruns_only_it(tmp_path):
 
 
 def test_notebooks_startlongest_first(tmp_path: Path) -> None:
+    from analysis.paper.build.carry_over import STAMP
+    from analysis.paper.build.scheduler import longest_first
     from analysis.paper.make import default_notebooks
-    from analysis.paper.notebook_runner import longest_first
-    from analysis.paper.unchanged_notebooks import STAMP
 
     notebooks = default_notebooks()
     # never timed: the sections reading per-trial verdicts and conditions first

@@ -18,10 +18,10 @@ import pytest
 from factories import data_copy
 
 from analysis import paths
-from analysis.paper import build as builder
 from analysis.paper import notebook_run, notebook_runner
-from analysis.paper.build_errors import BuildError, InputError, NotebookFailed
-from analysis.paper.kernels import KernelCodeError, KernelError, WarmKernel
+from analysis.paper.build import cli as builder
+from analysis.paper.build.errors import BuildError, InputError, NotebookFailed
+from analysis.paper.build.kernels import KernelCodeError, KernelError, WarmKernel
 
 
 def notebook(folder: Path, name: str, *cells: str) -> Path:

@@ -2,15 +2,14 @@
 
 A :class:`WarmKernel` starts once, imports what the notebooks import (pandas, matplotlib,
 statsmodels, ...), and before each notebook is returned to the state of a fresh kernel by
-:mod:`analysis.paper.kernel_state`: an empty namespace, default options, and the ``analysis``
-package imported afresh. Papermill executes each notebook on it through
-:mod:`analysis.paper.warm_engine` (parameters, the executed notebook, failing cells as before).
-A kernel can also start cold and run code before its warm-up (the build's input check,
-which needs a fraction of the imports, runs so while the other kernels import).
-Every wait has a deadline: a kernel that does not start, hangs or dies raises
+:mod:`analysis.paper.build.kernel_state`: an empty namespace, default options, and the
+``analysis`` package imported afresh. Papermill executes each notebook on it through
+:mod:`analysis.paper.build.warm_engine` (parameters, the executed notebook, failing cells as
+before). A kernel can also start cold and run code before its warm-up (the build's input
+check, which needs a fraction of the imports, runs so while the other kernels import). Every
+wait has a deadline: a kernel that does not start, hangs or dies raises
 :class:`KernelError`, and the caller kills it (an immediate shutdown) and starts another for
-the next notebook.
-"""
+the next notebook."""
 
 from __future__ import annotations
 
@@ -86,7 +85,7 @@ def warm_up_code(modules: list[str]) -> str:
         "    except Exception:\n"
         "        pass\n"
         "import matplotlib.pyplot\n"
-        "import analysis.paper.kernel_state as _state\n"
+        "import analysis.paper.build.kernel_state as _state\n"
         "_state.snapshot()\n"
     )
 

@@ -11,10 +11,10 @@ from pathlib import Path
 from queue import Empty, Queue
 
 from analysis import paths
-from analysis.paper.build_errors import BuildError, InputError
-from analysis.paper.checked_inputs import reads_checked
-from analysis.paper.notebook_run import NotebookRun, run_notebook
-from analysis.paper.unchanged_notebooks import last_stamp
+from analysis.paper.build.carry_over import last_stamp
+from analysis.paper.build.checked_inputs import reads_checked
+from analysis.paper.build.errors import BuildError, InputError
+from analysis.paper.build.notebook_run import NotebookRun, run_notebook
 
 #: Seconds one cell may run before the build stops its kernel and fails.
 CELL_TIMEOUT = 900
@@ -56,7 +56,7 @@ class NotebookRunner:
     def __init__(
         self, notebooks: list[Path], workers: int, cell_timeout: float = CELL_TIMEOUT
     ) -> None:
-        from analysis.paper.kernels import notebook_imports
+        from analysis.paper.build.kernels import notebook_imports
 
         self.cell_timeout = cell_timeout
         self.modules = notebook_imports(notebooks)
@@ -125,7 +125,7 @@ class NotebookRunner:
 
     def _wait(self, job: _Call) -> None:
         """Wait for ``job`` to end; raise what it failed with, as its ``error``."""
-        from analysis.paper.kernels import KernelCodeError
+        from analysis.paper.build.kernels import KernelCodeError
 
         failure = job.outcome.get()
         if isinstance(failure, KernelCodeError):
@@ -144,7 +144,7 @@ class NotebookRunner:
     def _start(self, warm: bool = True):
         """A kernel and None, or None and the :class:`KernelError` it failed with; ``warm``:
         with the notebooks' imports done, else only answering."""
-        from analysis.paper.kernels import KernelError, WarmKernel
+        from analysis.paper.build.kernels import KernelError, WarmKernel
 
         kernel = WarmKernel(paths.PROJECT_ROOT, self.stop)
         try:
@@ -159,7 +159,7 @@ class NotebookRunner:
 
     def _warm(self, kernel):
         """``kernel`` warmed up and None, or None and the :class:`KernelError` it failed with."""
-        from analysis.paper.kernels import KernelError
+        from analysis.paper.build.kernels import KernelError
 
         try:
             kernel.warm_up(self.modules)
@@ -209,7 +209,7 @@ class NotebookRunner:
     def _call(self, kernel, job: _Call):
         """Run ``job`` on ``kernel``, its failure (or None) to its outcome; the kernel, or
         None when it hung or died (it is then stopped)."""
-        from analysis.paper.kernels import KernelCodeError
+        from analysis.paper.build.kernels import KernelCodeError
 
         try:
             kernel.run(job.code, job.doing)

@@ -1,9 +1,10 @@
 """The papermill engine of the build: papermill's nbclient engine on a warm kernel.
 
 :class:`WarmEngine` runs a notebook on a kernel that is already running (``km``), through a
-client already connected to it (``kc``; see :meth:`analysis.paper.kernels.WarmKernel.clean`), and
-leaves both running. It lives apart from :mod:`analysis.paper.kernels` so that starting kernels
-does not wait for papermill's imports (about a second).
+client already connected to it (``kc``; see
+:meth:`analysis.paper.build.kernels.WarmKernel.clean`), and leaves both running. It lives
+apart from :mod:`analysis.paper.build.kernels` so that starting kernels does not wait for
+papermill's imports (about a second).
 """
 
 from __future__ import annotations
@@ -15,7 +16,7 @@ from papermill.clientwrap import PapermillNotebookClient
 from papermill.engines import NBClientEngine, papermill_engines
 from papermill.iorw import write_ipynb
 
-from analysis.paper.kernels import START_TIMEOUT, KernelError
+from analysis.paper.build.kernels import START_TIMEOUT, KernelError
 
 #: The papermill engine that runs a notebook on a kernel that is already running.
 ENGINE = "steerbench-warm"

@@ -9,13 +9,13 @@ import shutil
 from pathlib import Path
 
 from analysis import paths
-from analysis.paper.build_errors import BuildError
-from analysis.paper.checked_inputs import CHECKED_INPUTS
-from analysis.paper.failed_notebooks import raise_on_failure
+from analysis.paper.build.carry_over import STAMP, carry_over, reusable_notebooks
+from analysis.paper.build.checked_inputs import CHECKED_INPUTS
+from analysis.paper.build.errors import BuildError
+from analysis.paper.build.failures import raise_on_failure
+from analysis.paper.build.reports import write_reports
+from analysis.paper.build.scheduler import CELL_TIMEOUT, NotebookRunner, longest_first
 from analysis.paper.make import build_digest, recover_paper, shared_digest
-from analysis.paper.notebook_runner import CELL_TIMEOUT, NotebookRunner, longest_first
-from analysis.paper.reports import write_reports
-from analysis.paper.unchanged_notebooks import STAMP, carry_over, reusable_notebooks
 from analysis.release.identity import file_sha256
 
 
@@ -65,7 +65,7 @@ def build(
     A notebook whose file is unchanged, when nothing shared with the others changed, is not
     run again: its outputs are carried over from ``paper_dir``; the numbers and the report
     are always made anew from every notebook's outputs. The others run on ``workers`` warm
-    kernels (see :class:`~analysis.paper.notebook_runner.NotebookRunner`), the first of
+    kernels (see :class:`~analysis.paper.build.scheduler.NotebookRunner`), the first of
     which checks the inputs; a cell running longer than ``cell_timeout`` seconds fails the
     build.
     """
@@ -104,7 +104,7 @@ def build(
 
 def _finish(staging, data, notebooks, reused, runs, digest, shared, runner) -> None:
     """Gather the outputs, write numbers.json, the report and the PDF (on a kernel of
-    ``runner``, if any: :func:`~analysis.paper.reports.write_reports`), then the stamp."""
+    ``runner``, if any: :func:`~analysis.paper.build.reports.write_reports`), then the stamp."""
     records = dict(reused)
     for run in runs:
         outputs = _collect(staging / ".parts" / run.notebook.stem, staging)
@@ -123,7 +123,7 @@ def _finish(staging, data, notebooks, reused, runs, digest, shared, runner) -> N
         write_reports(**arguments)
     else:
         runner.call(
-            "analysis.paper.reports.write_reports",
+            "analysis.paper.build.reports.write_reports",
             "writing numbers.json and the report",
             **arguments,
         )

@@ -22,7 +22,6 @@ outputs, and ``numbers/`` keeps each one's numbers.
 
 from __future__ import annotations
 
-import gc
 import sys
 import time
 from pathlib import Path
@@ -31,10 +30,10 @@ from analysis import paths
 from analysis.files.lock import LockedError
 from analysis.files.typed import error_text
 from analysis.help_text import parser as help_parser
-from analysis.paper.build_errors import BuildError, NotebookFailed
+from analysis.paper.build.errors import BuildError, NotebookFailed
+from analysis.paper.build.scheduler import CELL_TIMEOUT
+from analysis.paper.build.staging import build
 from analysis.paper.make import default_notebooks
-from analysis.paper.notebook_runner import CELL_TIMEOUT
-from analysis.paper.staged_build import build
 from analysis.release.identity import ReleaseError, lock_for
 
 # The analysis stack and the notebook machinery are imported where they are first needed,
@@ -85,11 +84,3 @@ def main(argv: list[str] | None = None) -> int:
     seconds = time.perf_counter() - started
     print(f"Built {paper_dir} from {len(notebooks)} notebooks in {seconds:.1f} s.")
     return 0
-
-
-if __name__ == "__main__":
-    status = main()
-    # The process ends here: leave its heap out of the interpreter's final garbage
-    # collection, which would walk the whole analysis stack (about a second).
-    gc.freeze()
-    sys.exit(status)

@@ -6,8 +6,8 @@ from __future__ import annotations
 import shutil
 from pathlib import Path
 
-from analysis.paper.build_errors import NotebookFailed
-from analysis.paper.notebook_run import NotebookRun
+from analysis.paper.build.errors import NotebookFailed
+from analysis.paper.build.notebook_run import NotebookRun
 
 
 def _keep_failed(runs: list[NotebookRun], paper_dir: Path) -> Path:

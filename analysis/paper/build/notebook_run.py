@@ -7,7 +7,7 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 
-from analysis.paper.checked_inputs import notebook_parameters
+from analysis.paper.build.checked_inputs import notebook_parameters
 
 
 @dataclass
@@ -29,7 +29,7 @@ def execute(
     reads them."""
     import papermill
 
-    from analysis.paper.warm_engine import ENGINE
+    from analysis.paper.build.warm_engine import ENGINE
 
     executed = staging / "notebooks" / notebook.name
     kc = kernel.clean()
@@ -101,7 +101,7 @@ def run_notebook(
     import papermill
     from nbclient.exceptions import CellTimeoutError, DeadKernelError
 
-    from analysis.paper.kernels import KernelError
+    from analysis.paper.build.kernels import KernelError
 
     started = time.perf_counter()
     executed = staging / "notebooks" / notebook.name
