@@ -18,8 +18,8 @@ import pytest
 from factories import data_copy
 
 from analysis import paths
-from analysis.paper import notebook_run, notebook_runner
 from analysis.paper.build import cli as builder
+from analysis.paper.build import notebook_run, scheduler
 from analysis.paper.build.errors import BuildError, InputError, NotebookFailed
 from analysis.paper.build.kernels import KernelCodeError, KernelError, WarmKernel
 
@@ -103,7 +103,7 @@ def test_notebooks_share_a_kernel_but_not_its_state(tmp_path):
     record_a = RECORD.format(folder=str(tmp_path), name="a", what="{}")
     after_a = f'{{"after_a": Path({str(tmp_path)!r}, "a.json").exists(), **state}}'
     record_b = RECORD.format(folder=str(tmp_path), name="b", what=after_a)
-    # never timed, later sections run first (notebook_runner.longest_first): 02 before 01
+    # never timed, later sections run first (scheduler.longest_first): 02 before 01
     first = notebook(tmp_path, "02-leaves.ipynb", LEAVE_STATE, record_a)
     second = notebook(tmp_path, "01-finds.ipynb", FIND_STATE, record_b)
     paper = tmp_path / "paper"
@@ -156,7 +156,7 @@ def test_a_notebook_running_as_the_build_stops_runs_no_further_cell(tmp_path):
 
 
 def test_a_kernel_compiles_a_module_once_and_again_when_its_file_changes(tmp_path):
-    from analysis.paper import kernel_state
+    from analysis.paper.build import kernel_state
 
     (tmp_path / "analysis").mkdir()
     (tmp_path / "analysis" / "__init__.py").write_text("VALUE = 1\n")
@@ -302,7 +302,7 @@ def runner_with(
     workers: int = 1,
     slow_start: bool = False,
     notebooks: list[Path] | None = None,
-) -> notebook_runner.NotebookRunner:
+) -> scheduler.NotebookRunner:
     """A runner of ``workers`` whose kernels are ``kernels`` in turn (a KernelError: it does
     not start); ``slow_start``: a kernel answers once a job is waiting, as a real one takes
     a second to start."""
@@ -316,9 +316,9 @@ def runner_with(
             kernel.warm_up([])
         return (None, kernel) if isinstance(kernel, Exception) else (kernel, None)
 
-    monkeypatch.setattr(notebook_runner.NotebookRunner, "_start", start)
+    monkeypatch.setattr(scheduler.NotebookRunner, "_start", start)
     notebooks = notebooks or [paths.NOTEBOOKS_DIR / "01-corpus.ipynb"]
-    return notebook_runner.NotebookRunner(notebooks, workers=workers)
+    return scheduler.NotebookRunner(notebooks, workers=workers)
 
 
 def test_bad_input_found_on_a_kernel_is_an_input_error_naming_the_file(monkeypatch, tmp_path):
@@ -404,7 +404,7 @@ def notebooks_run_by(monkeypatch) -> dict[str, Path | None]:
         ran[notebook.stem] = checked
         return notebook_run.NotebookRun(notebook, staging / notebook.name, 0.1)
 
-    monkeypatch.setattr(notebook_runner, "run_notebook", run_notebook)
+    monkeypatch.setattr(scheduler, "run_notebook", run_notebook)
     return ran
 
 
