@@ -23,6 +23,9 @@ def pytest_configure(config):
     config.addinivalue_line(
         "markers", "waits: tests that mostly wait on local servers (handed out beside the build)"
     )
+    config.addinivalue_line(
+        "markers", "spread: a long test handed out alone, not with the rest of its file"
+    )
     # As the build does (analysis/paper/build.py): jsonschema, which nbformat imports, builds a Lark
     # grammar for IRI syntax when rfc3987_syntax is importable (about 2 s of every test
     # process's collection); no notebook schema checks an IRI.
@@ -33,13 +36,19 @@ def pytest_configure(config):
 def pytest_collection_modifyitems(config, items):
     """Under ``pytest -n --dist loadgroup``, every test that reads the built paper runs on
     the worker that builds it (the others never wait for it), and each other file stays
-    on one worker, so its module fixtures are built once. The paper's tests come first:
+    on one worker, so its module fixtures are built once, but for the tests marked
+    ``spread``, each handed out alone. The paper's tests come first:
     xdist hands out the groups in this order (``--no-loadscope-reorder``), so the build,
     the longest step, starts as the session does. The files marked ``waits`` come next: the
     other worker sleeps through them while the build's kernels use the cores."""
     reads_paper = {item.nodeid: "paper_dir" in item.fixturenames for item in items}
     for item in items:
-        group = "paper" if reads_paper[item.nodeid] else item.nodeid.split("::")[0]
+        if reads_paper[item.nodeid]:
+            group = "paper"
+        elif item.get_closest_marker("spread"):
+            group = item.nodeid  # a long test of its own, free to go to either worker
+        else:
+            group = item.nodeid.split("::")[0]
         item.add_marker(pytest.mark.xdist_group(group))
     items.sort(
         key=lambda item: (not reads_paper[item.nodeid], item.get_closest_marker("waits") is None)

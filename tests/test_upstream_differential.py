@@ -501,12 +501,18 @@ def test_per_trial_verdicts_that_fit_no_candidate_are_refused(made, scenarios):
         settle_weighted_miss(shifted, cells)
 
 
+#: The slow seeds in chunks, each its own test, so the workers share them (``spread``).
+SLOW_CHUNKS = tuple(SLOW_SEEDS[i : i + 10] for i in range(0, len(SLOW_SEEDS), 10))
+
+
 @pytest.mark.slow
+@pytest.mark.spread
+@pytest.mark.parametrize("seeds", SLOW_CHUNKS, ids=lambda seeds: f"{seeds[0]}-{seeds[-1]}")
 def test_the_package_agrees_with_upstreams_pipeline_on_many_seeds(
-    upstream_tree, keep, scenarios, tmp_path
+    seeds, upstream_tree, keep, scenarios, tmp_path
 ):
     problems = []
-    for seed in SLOW_SEEDS:
+    for seed in seeds:
         generated = generate(seed, upstream_tree, tmp_path / f"seed-{seed}", keep)
         problems += disagreements(generated, scenarios)
         problems += written_problems(
