@@ -8,8 +8,9 @@ Typst (the ``typst`` package compiles in-process, offline, with its embedded fon
 releases the GIL: the PDF compiles in a thread while the HTML renders).
 
 The template ``analysis/paper/templates/report.typ`` is copied to ``paper/paper.typ`` and reads
-every number at compile time from ``numbers.json`` or a table CSV: ``typst compile
-paper/paper.typ`` rebuilds the PDF from the folder alone.
+every number at compile time from ``numbers.json`` or a table CSV: ``python -m
+analysis.paper.typeset paper/paper.typ`` rebuilds the PDF from the folder alone (the
+``typst`` package installs no ``typst`` command).
 """
 
 from __future__ import annotations
@@ -19,13 +20,12 @@ import shutil
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
-import typst
-
 from analysis.files.reading import read_json
 from analysis.paper.claims import ledger, readable
 from analysis.paper.html_report import render_html
 from analysis.paper.outputs import merge_catalogue, write_table
 from analysis.paper.provenance import write_numbers_tex
+from analysis.paper.typeset import compile_typst
 
 TEMPLATE = Path(__file__).parent / "templates" / "report.typ"
 #: Who writes the claims ledger, as the catalogue and the left-out list name it.
@@ -40,14 +40,7 @@ def render_pdf(paper_dir: Path) -> Path:
     """Compile ``paper_dir/paper.typ`` (copied from the template) into ``paper.pdf``."""
     source = paper_dir / "paper.typ"
     shutil.copyfile(TEMPLATE, source)
-    target = paper_dir / "paper.pdf"
-    try:
-        typst.compile(
-            str(source), output=str(target), root=str(paper_dir), ignore_system_fonts=True
-        )
-    except typst.TypstError as error:
-        raise ValueError(f"{source}: Typst could not compile the report: {error}") from None
-    return target
+    return compile_typst(source, paper_dir / "paper.pdf")
 
 
 def write_documents(paper_dir: Path, executed: list[Path]) -> None:
