@@ -479,6 +479,13 @@ def test_folders_load_as_a_user_points_at_them(tmp_path: Path) -> None:
         assert trials.groupby("condition", observed=True).size().to_dict() == {"mine (high)": 5}
 
 
+def test_a_missing_path_is_named_missing(tmp_path: Path) -> None:
+    for missing in (tmp_path / "runs" / "nowhere", tmp_path / "verdicts.csv"):
+        with pytest.raises(VerdictError) as error:
+            load_trials([missing])
+        assert str(error.value) == f"{missing}: no such file or folder"
+
+
 def test_a_folder_of_nothing_readable_names_the_three_layouts(tmp_path: Path) -> None:
     (tmp_path / "notes.txt").write_text("hello")
     with pytest.raises(VerdictError) as error:

@@ -112,6 +112,8 @@ def _classify(path: Path) -> list[dict[str, Any]]:
     """What ``load_trials`` reads for one path given: a run root; any other folder, as
     :func:`discover_runs` finds in it (run roots, Inspect logs, tidy tables, such as the
     reference-policies folder or a folder of logs); a file by its kind."""
+    if not path.exists():
+        raise VerdictError(f"{path}: no such file or folder")
     if path.is_dir():
         if (path / RUN_PLAN_FILENAME).is_file():
             return [{"kind": "run_root", "paths": [path], "source": "run"}]
