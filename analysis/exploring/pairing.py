@@ -151,15 +151,13 @@ def _resolve(cells: pd.DataFrame, name: str, source: str | None) -> tuple[str, l
 def _sources_of(
     cells: pd.DataFrame, first: str, second: str, source: str | None
 ) -> tuple[tuple[str, str], tuple[str, str]]:
-    """((source, condition), (source, condition)) of the two sides: the one source holding
-    both (or ``source``), else each side's own when a name is in one source only."""
+    """((source, condition), (source, condition)) of the two sides: ``source`` when given,
+    else the one source holding each name; a name in several sources is never chosen for
+    the user (a ``ValueError`` names them)."""
     (a, a_sources), (b, b_sources) = _resolve(cells, first, source), _resolve(cells, second, source)
     if source is not None and not (source in a_sources and source in b_sources):
         raise ValueError(f"source {source!r} holds not both {first!r} and {second!r}")
-    both = sorted(set(a_sources) & set(b_sources))
-    if len(both) == 1:
-        return (both[0], a), (both[0], b)
-    if not both and len(a_sources) == 1 and len(b_sources) == 1:
+    if len(a_sources) == 1 and len(b_sources) == 1:  # each name in one source (or source=)
         return (a_sources[0], a), (b_sources[0], b)
     several = [f"{s}: {n}" for n, found in ((a, a_sources), (b, b_sources)) for s in found]
     raise ValueError(
