@@ -58,9 +58,7 @@ def logit_draws(rng, rate, icc, m, t, reps):
     """(k, n, truth) from the package's simulator: latent ICC ``icc`` (scenario effect only),
     intercept set so that the population rate is ``rate``."""
     sd = np.sqrt(icc / (1 - icc) * np.pi**2 / 3)
-    intercept = optimize.brentq(
-        lambda a: expected_accuracy(np.array([a]), sd)[0] - rate, -20, 20
-    )
+    intercept = optimize.brentq(lambda a: expected_accuracy(np.array([a]), sd)[0] - rate, -20, 20)
     k = np.vstack(
         [
             simulate_counts(
@@ -133,8 +131,14 @@ def main() -> None:
     args = parser.parse_args()
     start = time.perf_counter()
     table = run(
-        args.reps, args.boot, args.methods, args.generator, args.rates, args.icc,
-        args.scenarios, args.trials,
+        args.reps,
+        args.boot,
+        args.methods,
+        args.generator,
+        args.rates,
+        args.icc,
+        args.scenarios,
+        args.trials,
     )
     pd.set_option("display.width", 160)
     for method, part in table.groupby("method", sort=False):

@@ -91,9 +91,7 @@ def _says_what_is_missing(message: str) -> None:
 
 
 @pytest.mark.parametrize("model", ["gpt-5.4-mini", "gpt-5.4-nano"])
-def test_a_published_model_without_its_verdicts_says_what_would_provide_them(
-    release_cells, model
-):
+def test_a_published_model_without_its_verdicts_says_what_would_provide_them(release_cells, model):
     with pytest.raises(ValueError) as error:
         flips(release_cells, model=model)
     _says_what_is_missing(str(error.value))

@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import warnings
 
-import numpy as np
 import pandas as pd
 import pytest
 from factories import (

@@ -90,7 +90,8 @@ def _by_hand(k: np.ndarray, n: np.ndarray) -> tuple[float, float]:
     correction), the effective size r (1 - r) / V, Satterthwaite df of the squared cluster
     residuals, Korn-Graubard's (z / t)^2, floored at the scenarios' Kish size at m - 1 df,
     and statsmodels' Clopper-Pearson."""
-    y = np.concatenate([np.r_[np.ones(int(c)), np.zeros(int(s - c))] for c, s in zip(k, n)])
+    pairs = zip(k.astype(int), n.astype(int), strict=True)
+    y = np.concatenate([np.r_[np.ones(c), np.zeros(s - c)] for c, s in pairs])
     groups = np.repeat(np.arange(len(k)), n.astype(int))
     fit = sm.OLS(y, np.ones_like(y)).fit(cov_type="cluster", cov_kwds={"groups": groups})
     r, variance, m = fit.params[0], fit.bse[0] ** 2, len(k)

@@ -88,7 +88,8 @@ def plot_rates(
     estimate without an interval (NaN bounds) is drawn alone; a row with no estimate is left
     blank. Each place (``y``, ``hue``, ``col``) holds one row: conditions of one name from
     several sources are labelled ``"source: name"``; other rows sharing a place (several
-    conditions per ``y`` value, say) are a ``ValueError`` naming how to tell them apart. At most ``FIGURE_ROWS`` ``y`` values are drawn (more is a ``ValueError``: filter
+    conditions per ``y`` value, say) are a ``ValueError`` naming how to tell them apart.
+    At most ``FIGURE_ROWS`` ``y`` values are drawn (more is a ``ValueError``: filter
     first). The house style applies to this figure alone: the caller's settings and
     backend are left as they were. The figure is not pyplot's: a notebook shows it as a
     cell's last value (``display(fig)`` elsewhere); ``fig.savefig`` writes it.

@@ -56,7 +56,7 @@ def _published_in(results_dir: str, scenario_dir: str) -> pd.DataFrame:
 
         scenarios = load_scenarios(Path(scenario_dir), Path(results_dir))
         table = load_conditions(scenarios, Path(results_dir))
-    except Exception:  # noqa: BLE001 -- no release to name: the plain message stands
+    except Exception:  # no release to name here: the plain message stands
         return pd.DataFrame(columns=["model", "condition"])
     return table[["model", "condition"]].astype(str)
 
@@ -78,9 +78,9 @@ def _where_verdicts_come_from(model: str) -> str:
 def _held(cells: pd.DataFrame, mask: pd.Series) -> str:
     """``condition (source, N scenarios)`` for each condition ``mask`` selects."""
     part = cells.loc[mask.to_numpy()]
-    counts = part.groupby(
-        [part["condition"].astype(str), part["source"].astype(str)], sort=True
-    )["scenario_id"].nunique()
+    counts = part.groupby([part["condition"].astype(str), part["source"].astype(str)], sort=True)[
+        "scenario_id"
+    ].nunique()
     return ", ".join(f"{c} ({s}, {n} scenario(s))" for (c, s), n in counts.items())
 
 

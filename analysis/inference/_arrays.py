@@ -235,8 +235,7 @@ def ratio_interval(numerator_rate: np.ndarray, denominator_rate: np.ndarray) -> 
 
 #: :func:`effective_size_interval`'s method, as a row's ``method`` names it.
 EFFECTIVE_SIZE_CP = (
-    "Clopper-Pearson at the scenario-clustered effective size "
-    "(Korn-Graubard, Satterthwaite df)"
+    "Clopper-Pearson at the scenario-clustered effective size (Korn-Graubard, Satterthwaite df)"
 )
 
 
