@@ -16,7 +16,7 @@ Monte Carlo standard error (binomial, over draws), the share refused (NaN bounds
 share of zero-width intervals; then the share of settings below 94% - 2 MC SE.
 
 Run: ``.venv/bin/python benchmarks/bench_rates_coverage.py [--reps 400] [--boot 1000]
-[--methods cluster wilson bootstrap] [--generator beta logit]``.
+[--methods cluster wilson bootstrap] [--generator beta logit] [--csv table.csv]``.
 """
 
 from __future__ import annotations
@@ -128,6 +128,7 @@ def main() -> None:
     parser.add_argument("--icc", nargs="+", type=float, default=list(ICCS))
     parser.add_argument("--scenarios", nargs="+", type=int, default=list(SIZES))
     parser.add_argument("--trials", nargs="+", type=int, default=list(TRIALS))
+    parser.add_argument("--csv", help="also write every setting's row to this CSV file")
     args = parser.parse_args()
     start = time.perf_counter()
     table = run(
@@ -140,6 +141,8 @@ def main() -> None:
         args.scenarios,
         args.trials,
     )
+    if args.csv:
+        table.to_csv(args.csv, index=False)
     pd.set_option("display.width", 160)
     for method, part in table.groupby("method", sort=False):
         short = part["coverage"] < 0.94 - 2 * part["mc_se"]
