@@ -157,3 +157,22 @@ def test_a_run_named_like_a_policy_pairs_with_it_by_source():
     assert set(both["change"].astype(str)) <= {"both correct", "both wrong"}
     with pytest.raises(ValueError, match="name a side as 'source: condition'"):
         flips(cells, LABEL_A, LABEL_B)
+
+
+def test_a_published_model_whose_verdicts_are_here_is_not_told_they_are_missing():
+    """gpt-5.4-mini's published conditions present as published verdicts, with a third
+    setting beside them (so no one floor-and-high pair): the message is about the pair."""
+    cells, _ = simulated_cells(n_models=1, n_scenarios=20, seed=1)
+    cells = cells.assign(
+        source="published",
+        model="gpt-5.4-mini",
+        condition=cells["condition"].astype(str).str.replace("sim-01", "gpt-5.4-mini"),
+    )
+    assert len(flips(cells, model="gpt-5.4-mini")) == 20
+    third = cells.loc[cells["condition"] == "gpt-5.4-mini (high)"].assign(
+        reasoning="medium", condition="gpt-5.4-mini (medium)"
+    )
+    with pytest.raises(ValueError) as error:
+        flips(pd.concat([cells, third], ignore_index=True), model="gpt-5.4-mini")
+    assert "has no one floor and one high condition" in str(error.value)
+    assert "no per-trial verdicts" not in str(error.value)
