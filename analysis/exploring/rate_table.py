@@ -316,8 +316,10 @@ def rates(
             per_scenario = part.groupby("scenario_id", sort=True)[["k", "n"]].sum()
             total_k, total_n = int(per_scenario["k"].sum()), int(per_scenario["n"].sum())
             cell_n = part["n"].to_numpy("float64")
-            units = (cell_n.sum() ** 2 / (cell_n**2).sum()) if name == "weighted_miss" else None
-            low, high, method, note = _interval(per_scenario, ci, name, units or total_n)
+            units = float(total_n)  # trials or cells; weighted miss: the cells' Kish size
+            if name == "weighted_miss" and total_n:
+                units = cell_n.sum() ** 2 / (cell_n**2).sum()
+            low, high, method, note = _interval(per_scenario, ci, name, units)
             labels = dict(zip(keys, key if isinstance(key, tuple) else (key,), strict=True))
             rows.append(
                 {
