@@ -10,8 +10,8 @@ the project's ``data/`` folder, worked out when a function is called::
     trials = load_trials(scenarios=scenarios)          # one row per (scenario, condition, trial)
     cells = score_cells(trials, scenarios)             # one row per (scenario, condition)
     conditions = condition_scores(cells)               # one row per condition
-    rates(cells, by="domain", metric=["over_refusal", "under_refusal"])   # tidy rates
-    flips(cells, model="gpt-5.4-mini")                 # floor against high, per scenario
+    rates(cells, by="domain", metric=["over_refusal", "under_refusal"])   # per condition
+    flips(cells, model="gpt-5.4-mini")     # floor against high (with the per-trial verdicts)
 
 Names are imported on first use, so ``import analysis`` stays cheap (the no-op check of
 ``make paper`` imports no pandas).

@@ -73,3 +73,32 @@ def test_hue_dodges_and_names_each_level():
 def test_bad_options_are_one_value_error(options, message):
     with pytest.raises(ValueError, match=message):
         plot_rates(frame(), **options)
+
+
+def test_one_name_from_two_sources_is_drawn_twice_labelled_by_source():
+    rows = frame().loc[lambda f: f["metric"] == "over_refusal"].iloc[:1]
+    both = pd.concat(
+        [
+            rows.assign(source="run", condition="surface-flag (policy)"),
+            rows.assign(source="reference-policy", condition="surface-flag (policy)"),
+            rows.assign(source="run", condition="m (off)"),
+        ]
+    )
+    fig = plot_rates(both, y="condition")
+    labels = [t.get_text() for t in fig.axes[0].get_yticklabels()]
+    plt.close(fig)
+    assert labels == [
+        "run: surface-flag (policy)",
+        "reference-policy: surface-flag (policy)",
+        "m (off)",
+    ]
+
+
+def test_rows_of_several_conditions_in_one_place_are_refused():
+    data = frame()
+    both = pd.concat([data.assign(condition="a (off)"), data.assign(condition="b (off)")])
+    with pytest.raises(ValueError, match="they differ in condition: draw it as hue= or col="):
+        plot_rates(both, y="domain")
+    fig = plot_rates(both, y="domain", hue="condition")
+    assert len(fig.axes) == 2
+    plt.close(fig)

@@ -1,10 +1,10 @@
-"""analysis.exploring.rate_table.rates: every metric by any column, Wilson or cluster intervals."""
+"""analysis.exploring.rate_table.rates: every metric by any column, Wilson or clustered
+intervals, each condition (source and name) kept apart unless pooled on request."""
 
 from __future__ import annotations
 
 import warnings
 
-import numpy as np
 import pandas as pd
 import pytest
 from factories import (
@@ -17,7 +17,7 @@ from factories import (
 )
 from statsmodels.stats.proportion import proportion_confint
 
-from analysis.exploring.rate_table import RATE_COLUMNS, rates
+from analysis.exploring.rate_table import POOL_COLUMNS, RATE_COLUMNS, rates
 from analysis.inference.simulate import simulate_release
 from analysis.scoring.rules import condition_scores, score_cells
 
@@ -36,8 +36,8 @@ COUNTS = {
 def test_counts_by_condition_are_the_hand_worked_ones(metric):
     """Ties, cells without a modal decision and a provider-filtered cell, as worked by hand."""
     ci = "cluster" if metric == "weighted_miss" else "wilson"
-    out = rates(hand_cells(), by="condition", metric=metric, ci=ci, n_boot=200)
-    assert list(out.columns) == ["condition", *RATE_COLUMNS]
+    out = rates(hand_cells(), by="condition", metric=metric, ci=ci)
+    assert list(out.columns) == ["source", "condition", *RATE_COLUMNS]
     k, n = COUNTS[metric]
     for label in (LABEL_A, LABEL_B):
         row = out.loc[out["condition"] == label].iloc[0]
@@ -71,25 +71,6 @@ def test_counts_match_condition_scores_on_a_simulated_release():
         assert (row.k, row.n) == (expected.loc[row.condition, k], expected.loc[row.condition, n])
 
 
-def test_cluster_bootstrap_agrees_with_the_linearised_ratio_interval():
-    """The bootstrap's 95% interval against the delta-method (cluster-robust) interval of a
-    ratio of scenario sums, computed here without the package."""
-    trials, scenarios, _ = simulate_release(n_models=1, n_scenarios=300, seed=7)
-    cells = score_cells(trials, scenarios)
-    out = rates(cells, by="condition", metric="mean_trial_accuracy", n_boot=4000)
-    for row in out.itertuples():
-        mine = cells.loc[cells["condition"] == row.condition]
-        k = mine["n_correct"].to_numpy(float)
-        n = mine["n_trials"].to_numpy(float)
-        r, m = k.sum() / n.sum(), len(k)
-        se = np.sqrt(m / (m - 1) * ((k - r * n) ** 2).sum()) / n.sum()
-        assert row.estimate == pytest.approx(r)
-        assert row.ci_high - row.ci_low == pytest.approx(2 * 1.96 * se, rel=0.15)
-        assert row.ci_low < r < row.ci_high
-        assert row.n_scenarios == 300
-        assert row.method.startswith("scenario-cluster bootstrap")
-
-
 def test_by_a_scenario_column_joins_it_and_groups_as_a_merge_would():
     trials, scenarios, _ = simulate_release(n_models=1, n_scenarios=40, seed=3)
     cells = score_cells(trials, scenarios)
@@ -116,17 +97,26 @@ def test_an_empty_denominator_is_nan_without_a_warning():
     with warnings.catch_warnings():
         warnings.simplefilter("error")
         for ci in ("wilson", "cluster"):
-            out = rates(only_holds, by="condition", metric="over_refusal", ci=ci, n_boot=100)
+            out = rates(only_holds, by="condition", metric="over_refusal", ci=ci)
             assert (out["n"] == 0).all()
             assert out[["estimate", "ci_low", "ci_high"]].isna().all().all()
 
 
-def test_no_by_pools_everything_into_one_row_per_metric():
+def test_no_by_gives_one_row_per_condition_and_pool_adds_them_saying_which():
     out = rates(hand_cells(), metric=["modal_accuracy", "pass5"], ci="wilson")
-    assert out[["metric", "k", "n"]].to_numpy().tolist() == [
-        ["modal_accuracy", 4, 7],
-        ["pass5", 2, 7],
+    assert out[["condition", "metric"]].astype(str).to_numpy().tolist() == [
+        [LABEL_A, "modal_accuracy"],
+        [LABEL_B, "modal_accuracy"],
+        [LABEL_A, "pass5"],
+        [LABEL_B, "pass5"],
     ]
+    pooled = rates(hand_cells(), metric=["modal_accuracy", "pass5"], ci="wilson", pool=True)
+    assert list(pooled.columns) == [*RATE_COLUMNS, *POOL_COLUMNS]
+    assert pooled[["metric", "k", "n", "n_conditions"]].to_numpy().tolist() == [
+        ["modal_accuracy", 4, 7, 2],
+        ["pass5", 2, 7, 2],
+    ]
+    assert set(pooled["conditions"]) == {f"run: {LABEL_A}; run: {LABEL_B}"}
 
 
 @pytest.mark.parametrize(
@@ -139,7 +129,7 @@ def test_no_by_pools_everything_into_one_row_per_metric():
             "metric 'pass5' needs 5 trials in every cell; these cells hold 3 (choose pass3",
         ),
         ({"metric": "weighted_miss", "ci": "wilson"}, "the Wilson interval does not apply"),
-        ({"ci": "normal"}, "unknown ci 'normal'; choices: wilson, cluster"),
+        ({"ci": "normal"}, "unknown ci 'normal'; choices: cluster, wilson"),
     ],
 )
 def test_what_the_data_cannot_give_is_one_value_error_naming_the_choices(options, message):
@@ -161,4 +151,7 @@ def test_the_unknown_column_message_names_the_joinable_columns():
 def test_categorical_by_columns_keep_their_categories():
     out = rates(hand_cells(), by="source", ci="wilson")
     assert isinstance(out["source"].dtype, pd.CategoricalDtype)
-    assert out["source"].astype(str).tolist() == ["run"]
+    assert out[["source", "condition"]].astype(str).to_numpy().tolist() == [
+        ["run", LABEL_A],
+        ["run", LABEL_B],
+    ]

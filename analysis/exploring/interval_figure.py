@@ -47,6 +47,31 @@ def _label(metric_values: list) -> str:
     return ", ".join(names) if names else "rate"
 
 
+def _one_row_each(frame: pd.DataFrame, keys: list[str]) -> pd.DataFrame:
+    """``frame`` with one row per ``keys`` value: where rows of one condition name from
+    several sources share a place and ``condition`` is a key, each is labelled with its
+    source (``"source: name"``); any other shared place is a ``ValueError`` (two rows are
+    never drawn on top of each other)."""
+    shared = frame.duplicated(keys, keep=False)
+    if not shared.any():
+        return frame
+    if "condition" in keys and "source" in frame.columns:
+        from analysis.exploring.joined import condition_labels
+
+        labelled = frame.assign(condition=condition_labels(frame).to_numpy())
+        if not labelled.duplicated(keys).any():
+            return labelled
+    apart = [c for c in ("source", "condition") if c in frame.columns and c not in keys]
+    hint = (
+        f"they differ in {', '.join(apart)}: draw it as hue= or col=, or filter to one"
+        if apart
+        else "filter to one"
+    )
+    raise ValueError(
+        f"plot_rates: {int(shared.sum())} rows share their {', '.join(keys)} value; {hint}"
+    )
+
+
 def plot_rates(
     frame: pd.DataFrame,
     y: str,
@@ -61,7 +86,10 @@ def plot_rates(
     per ``hue`` value (dodged), one panel per ``col`` value (default ``metric`` when the frame holds
     several metrics and ``hue`` is not ``metric``). ``kind`` is ``point`` or ``bar``. An
     estimate without an interval (NaN bounds) is drawn alone; a row with no estimate is left
-    blank. At most ``FIGURE_ROWS`` ``y`` values are drawn (more is a ``ValueError``: filter
+    blank. Each place (``y``, ``hue``, ``col``) holds one row: conditions of one name from
+    several sources are labelled ``"source: name"``; other rows sharing a place (several
+    conditions per ``y`` value, say) are a ``ValueError`` naming how to tell them apart.
+    At most ``FIGURE_ROWS`` ``y`` values are drawn (more is a ``ValueError``: filter
     first). The house style applies to this figure alone: the caller's settings and
     backend are left as they were. The figure is not pyplot's: a notebook shows it as a
     cell's last value (``display(fig)`` elsewhere); ``fig.savefig`` writes it.
@@ -89,6 +117,7 @@ def plot_rates(
     several_metrics = "metric" in frame.columns and frame["metric"].nunique() > 1
     if col is None and hue != "metric" and several_metrics:
         col = "metric"
+    frame = _one_row_each(frame, [c for c in (y, hue, col) if c is not None])
     rows = _values(frame, y)
     if len(rows) > FIGURE_ROWS:
         raise ValueError(f"plot_rates: {len(rows)} {y} values; draw at most {FIGURE_ROWS}")

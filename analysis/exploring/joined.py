@@ -13,6 +13,11 @@ table (``analysis.scoring.rules.score_cells``), the columns a question slices by
     them); NaN for every other condition (a reference policy, a model run at one setting or
     at three).
 
+``condition_label`` (category)
+    The condition, as ``"source: condition"`` where its name is in several sources (a run
+    named like a reference policy) and as its name elsewhere (:func:`condition_labels`): a
+    column to group or draw by that never adds two conditions together.
+
 ``model``, ``reasoning`` and ``source`` are in both tables already. A column the table has
 already is left as it is.
 """
@@ -51,6 +56,26 @@ def reasoning_levels(frame: pd.DataFrame) -> pd.Series:
     )
 
 
+def condition_labels(frame: pd.DataFrame) -> pd.Series:
+    """Per row of ``frame`` (with ``condition`` and, optionally, ``source``): its condition's
+    name, or ``"source: name"`` where the name is in several sources.
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> frame = pd.DataFrame({"source": ["run", "reference-policy", "run"],
+    ...     "condition": ["surface-flag (policy)", "surface-flag (policy)", "m (off)"]})
+    >>> condition_labels(frame).tolist()
+    ['run: surface-flag (policy)', 'reference-policy: surface-flag (policy)', 'm (off)']
+    """
+    names = frame["condition"].astype(str)
+    if "source" not in frame.columns:
+        return names.rename("condition_label")
+    sources = frame["source"].astype(str)
+    shared = sources.groupby(names).transform("nunique") > 1
+    return (sources + ": " + names).where(shared, names).rename("condition_label")
+
+
 def with_scenario_columns(
     frame: pd.DataFrame, scenarios: pd.DataFrame, columns: tuple[str, ...] | list[str]
 ) -> pd.DataFrame:
@@ -82,8 +107,9 @@ def with_scenario_columns(
 
 
 def with_metadata(frame: pd.DataFrame, scenarios: pd.DataFrame) -> pd.DataFrame:
-    """``frame`` (trials or scored cells) with :data:`SCENARIO_METADATA` and
-    ``reasoning_level`` appended (see the module's docstring for their dtypes).
+    """``frame`` (trials or scored cells) with :data:`SCENARIO_METADATA`,
+    ``reasoning_level`` and ``condition_label`` appended (see the module's docstring for
+    their dtypes). Every row stays as it was: nothing is added together.
 
     Raises ``ValueError`` naming the scenario ids ``scenarios`` lacks.
 
@@ -105,4 +131,6 @@ def with_metadata(frame: pd.DataFrame, scenarios: pd.DataFrame) -> pd.DataFrame:
     out = with_scenario_columns(frame, scenarios, SCENARIO_METADATA)
     if "reasoning_level" not in out.columns:
         out["reasoning_level"] = reasoning_levels(out)
+    if "condition_label" not in out.columns and "condition" in out.columns:
+        out["condition_label"] = condition_labels(out).astype("category")
     return out

@@ -10,6 +10,9 @@ on the scenarios both sides decided.
 
 from __future__ import annotations
 
+import functools
+from pathlib import Path
+
 import numpy as np
 import pandas as pd
 
@@ -37,6 +40,50 @@ FLIP_COLUMNS: tuple[str, ...] = (
 )
 
 
+def _published() -> pd.DataFrame:
+    """The release's published conditions (``model``, ``condition``), or none when the
+    release cannot be read here: only to say what is missing."""
+    from analysis import paths
+
+    return _published_in(str(paths.results_dir()), str(paths.scenarios_dir()))
+
+
+@functools.cache
+def _published_in(results_dir: str, scenario_dir: str) -> pd.DataFrame:
+    try:
+        from analysis.corpus.scenarios import load_scenarios
+        from analysis.scoring.leaderboard import load_conditions
+
+        scenarios = load_scenarios(Path(scenario_dir), Path(results_dir))
+        table = load_conditions(scenarios, Path(results_dir))
+    except Exception:  # no release to name here: the plain message stands
+        return pd.DataFrame(columns=["model", "condition"])
+    return table[["model", "condition"]].astype(str)
+
+
+def _where_verdicts_come_from(model: str) -> str:
+    """What provides the per-trial verdicts of ``model``'s published conditions."""
+    from analysis import paths
+    from analysis.trials.detail import DETAIL_FILENAME
+
+    detail = paths.release_dir() / "results" / paths.release() / DETAIL_FILENAME
+    return (
+        f"the public release leaves them out; they come from the release's per-scenario "
+        f"verdict file ({DETAIL_FILENAME}: put it at {detail} and run `make data`) or from a "
+        f"run of the model over the release (steerbench-run --gate endpoint --label {model} "
+        "...; docs/running.md)"
+    )
+
+
+def _held(cells: pd.DataFrame, mask: pd.Series) -> str:
+    """``condition (source, N scenarios)`` for each condition ``mask`` selects."""
+    part = cells.loc[mask.to_numpy()]
+    counts = part.groupby([part["condition"].astype(str), part["source"].astype(str)], sort=True)[
+        "scenario_id"
+    ].nunique()
+    return ", ".join(f"{c} ({s}, {n} scenario(s))" for (c, s), n in counts.items())
+
+
 def _pair_of_model(cells: pd.DataFrame, model: str) -> tuple[str, str, str]:
     """(source, floor, high) of ``model``'s one floor-and-high pair in ``cells``."""
     from analysis.inference.paired import reasoning_pairs_of
@@ -46,37 +93,78 @@ def _pair_of_model(cells: pd.DataFrame, model: str) -> tuple[str, str, str]:
     if len(mine) == 1:
         row = mine.iloc[0]
         return str(row["source"]), str(row["floor"]), str(row["high"])
-    held = sorted(cells.loc[cells["model"].astype(str) == model, "condition"].astype(str).unique())
-    if not held:
+    if len(mine) > 1:
+        raise ValueError(
+            f"model {model!r} has a floor-and-high pair in several sources "
+            f"({', '.join(sorted(mine['source'].astype(str)))}); name the two conditions "
+            "and the source: flips(data, first, second, source=...)"
+        )
+    is_model = cells["model"].astype(str) == model
+    published = _published()
+    from_release = cells.loc[(cells["source"].astype(str) == "published").to_numpy()]
+    names = sorted(published.loc[published["model"] == model, "condition"])
+    if set(names) - set(from_release["condition"].astype(str)):
+        held = _held(cells, is_model)
+        raise ValueError(
+            f"no per-trial verdicts here for the published conditions of model {model!r} "
+            f"({', '.join(names)})"
+            + (f"; these data hold only {held}" if held else "")
+            + f": {_where_verdicts_come_from(model)}"
+        )
+    if not is_model.any():
         models = sorted(cells["model"].astype(str).unique())
         raise ValueError(f"unknown model {model!r}; choices: {', '.join(models)}")
-    if len(mine) > 1:
-        raise ValueError(f"model {model!r} has a floor-and-high pair in several sources")
+    held = sorted(cells.loc[is_model.to_numpy(), "condition"].astype(str).unique())
+    advice = (
+        f"name two of them: flips(data, {held[0]!r}, {held[1]!r})"
+        if len(held) > 1
+        else "a paired comparison needs a second condition of it (a run at another setting)"
+    )
     raise ValueError(
-        f"model {model!r} has no one floor and one high condition (it has: {', '.join(held)}); "
-        "name the two conditions instead: flips(data, first, second)"
+        f"model {model!r} has no one floor and one high condition (it has: "
+        f"{', '.join(held)}); {advice}"
     )
 
 
-def _source_of(cells: pd.DataFrame, first: str, second: str, source: str | None) -> str:
+def _resolve(cells: pd.DataFrame, name: str, source: str | None) -> tuple[str, list[str]]:
+    """(condition, sources holding it) of ``name``: a condition's label, or
+    ``"source: condition"``; unknown names are a ``ValueError`` saying what is missing."""
     conditions = cells["condition"].astype(str)
-    for name in (first, second):
-        if not (conditions == name).any():
-            raise ValueError(
-                f"unknown condition {name!r}; choices: {', '.join(sorted(conditions.unique()))}"
-            )
     sources = cells["source"].astype(str)
-    both = sorted(
-        set(sources[conditions == first].unique()) & set(sources[conditions == second].unique())
+    if (conditions == name).any():
+        held = sorted(sources[conditions == name].unique())
+        return name, [source] if source is not None and source in held else held
+    prefix, _, rest = name.partition(": ")
+    if rest and ((sources == prefix) & (conditions == rest)).any():
+        return rest, [prefix]
+    published = _published()
+    mine = published.loc[published["condition"] == name]
+    if len(mine):
+        model = str(mine["model"].iloc[0])
+        raise ValueError(
+            f"no per-trial verdicts here for the published condition {name!r}: "
+            f"{_where_verdicts_come_from(model)}"
+        )
+    choices = sorted(conditions.unique())
+    raise ValueError(f"unknown condition {name!r}; choices: {', '.join(choices)}")
+
+
+def _sources_of(
+    cells: pd.DataFrame, first: str, second: str, source: str | None
+) -> tuple[tuple[str, str], tuple[str, str]]:
+    """((source, condition), (source, condition)) of the two sides: ``source`` when given,
+    else the one source holding each name; a name in several sources is never chosen for
+    the user (a ``ValueError`` names them)."""
+    (a, a_sources), (b, b_sources) = _resolve(cells, first, source), _resolve(cells, second, source)
+    if source is not None and not (source in a_sources and source in b_sources):
+        raise ValueError(f"source {source!r} holds not both {first!r} and {second!r}")
+    if len(a_sources) == 1 and len(b_sources) == 1:  # each name in one source (or source=)
+        return (a_sources[0], a), (b_sources[0], b)
+    several = [f"{s}: {n}" for n, found in ((a, a_sources), (b, b_sources)) for s in found]
+    raise ValueError(
+        f"{first!r} and {second!r} are in several sources ({', '.join(several)}); choose "
+        "with source=, or name a side as 'source: condition'"
     )
-    if source is not None:
-        if source not in both:
-            raise ValueError(f"source {source!r} holds not both {first!r} and {second!r}")
-        return source
-    if len(both) != 1:
-        where = "no one source" if not both else f"several sources ({', '.join(both)})"
-        raise ValueError(f"{first!r} and {second!r} are in {where}; choose one with source=")
-    return both[0]
 
 
 def flips(
@@ -90,15 +178,20 @@ def flips(
 ) -> pd.DataFrame:
     """Two conditions paired scenario by scenario.
 
-    Name the conditions (``first``, ``second``: condition labels), or a ``model`` with one
-    floor and one high condition (first = floor, second = high).
+    Name the conditions (``first``, ``second``: condition labels, or ``"source: condition"``
+    where a name is in several sources, as a run named like a reference policy is), or a
+    ``model`` with one floor and one high condition (first = floor, second = high). Where
+    these data lack a published condition's per-trial verdicts (the public release leaves
+    them out), the error says so and what would provide them.
 
     Parameters
     ----------
     data : DataFrame
         Scored cells or trials (scored here; ``scenarios`` default ``load_scenarios()``).
     source : str, optional
-        The source holding both conditions, when several do.
+        The source holding both conditions, when several do (two sides of two sources:
+        name them ``"source: condition"``; ``source`` is then both, comma-separated, and
+        ``first`` / ``second`` carry their source).
 
     Returns
     -------
@@ -126,11 +219,11 @@ def flips(
         source, first, second = _pair_of_model(cells, model)
     elif first is None or second is None:
         raise ValueError("give two conditions (first, second) or a model")
-    source = _source_of(cells, first, second, source)
-    mine = cells.loc[(cells["source"].astype(str) == source).to_numpy()]
+    keys = _sources_of(cells, first, second, source)
     sides = {}
-    for side, name in (("first", first), ("second", second)):
-        part = mine.loc[(mine["condition"].astype(str) == name).to_numpy()]
+    for side, (where, name) in zip(("first", "second"), keys, strict=True):
+        mine = (cells["source"].astype(str) == where) & (cells["condition"].astype(str) == name)
+        part = cells.loc[mine.to_numpy()]
         scored = part["modal_scored"].to_numpy(dtype=bool)
         decision = part["modal_decision"].astype(object).where(scored, None)
         correct = pd.array(part["modal_correct"].to_numpy(dtype=bool), dtype="boolean")
@@ -147,9 +240,12 @@ def flips(
         )
     table = sides["first"].merge(sides["second"], on=["scenario_id", "required_gate"], how="outer")
     table = table.sort_values("scenario_id", ignore_index=True)
+    (first_source, first), (second_source, second) = keys
+    if first_source != second_source:  # two sources: each side says its own
+        first, second = f"{first_source}: {first}", f"{second_source}: {second}"
     table.insert(0, "second", second)
     table.insert(0, "first", first)
-    table.insert(0, "source", source)
+    table.insert(0, "source", ", ".join(dict.fromkeys([first_source, second_source])))
     for side in ("first", "second"):
         table[f"{side}_correct"] = table[f"{side}_correct"].astype("boolean")
         table[f"{side}_decision"] = pd.Categorical(
@@ -200,7 +296,11 @@ def flip_test(table: pd.DataFrame) -> pd.DataFrame:
     n = both + fixed + broke + neither
     low, high, p, note = np.nan, np.nan, np.nan, ""
     if n < MIN_CLUSTERS:
-        note = f"no test: {n} paired scenario(s), fewer than {MIN_CLUSTERS}"
+        note = (
+            f"no test: {n} paired scenario(s), fewer than {MIN_CLUSTERS}; conditions run over "
+            "more scenarios give one (a run of the model over the release, or, for the "
+            "published conditions, the release's per-scenario verdict file)"
+        )
     else:
         low, high = tango_interval(both, fixed, broke, neither)
         p = mcnemar_score_p(fixed, broke)

@@ -18,6 +18,10 @@ Provider-filtered cells count in none of them; over- and under-refusal and weigh
 count only cells with a modal decision. ``pass<N>`` needs every cell to hold N trials (the
 paper's ``pass5`` at five); pass^k for a k below the trials per cell is
 ``analysis.inference.pass_hat_k``.
+
+A condition is its source and its name: grouped by anything, the rows keep ``source`` and
+``condition`` apart unless ``pool=True`` asks to add conditions together, and a pooled row
+names what it pools (:data:`POOL_COLUMNS`).
 """
 
 from __future__ import annotations
@@ -27,8 +31,7 @@ from collections.abc import Sequence
 import numpy as np
 import pandas as pd
 
-from analysis.inference._arrays import N_BOOT, SEED, percentile_interval, ratio, scenario_weights
-from analysis.inference.clustered import CLUSTER_BOOTSTRAP
+from analysis.inference._arrays import EFFECTIVE_SIZE_CP, MIN_CLUSTERS, effective_size_interval
 from analysis.scoring.intervals import wilson_interval
 from analysis.scoring.rules import direction_flags
 
@@ -41,8 +44,9 @@ METRICS: tuple[str, ...] = (
     "under_refusal",
     "weighted_miss",
 )
-#: The interval methods: ``wilson`` or ``cluster`` (the scenario-cluster bootstrap).
-CI_METHODS: tuple[str, ...] = ("wilson", "cluster")
+#: The interval methods: ``cluster`` (Clopper-Pearson at the scenario-clustered effective
+#: size) or ``wilson`` (Wilson score, each trial or cell taken as independent).
+CI_METHODS: tuple[str, ...] = ("cluster", "wilson")
 #: The columns :func:`rates` returns after the ``by`` columns.
 RATE_COLUMNS: tuple[str, ...] = (
     "metric",
@@ -53,7 +57,14 @@ RATE_COLUMNS: tuple[str, ...] = (
     "ci_high",
     "method",
     "n_scenarios",
+    "note",
 )
+#: What a condition is: its source and its name (two runs, or a run and a reference
+#: policy, may share a name).
+IDENTITY: tuple[str, ...] = ("source", "condition")
+#: The columns a pooled row adds (``pool=True``): how many conditions it adds together, and
+#: which (``source: condition``, ``; ``-separated).
+POOL_COLUMNS: tuple[str, ...] = ("n_conditions", "conditions")
 
 _CELL_NEEDS = ("n_trials", "n_correct", "modal_scored", "modal_correct", "pass_all")
 _TRIAL_NEEDS = ("scenario_id", "condition", "trial", "commit_permission")
@@ -160,27 +171,60 @@ def cell_counts(cells: pd.DataFrame, metric: str) -> tuple[np.ndarray, np.ndarra
     raise ValueError(f"unknown metric {metric!r}; choices: {', '.join(METRICS)}")
 
 
-def _wilson_method(metric: str) -> str:
-    unit = _UNIT.get(metric, "cell")
-    return f"Wilson score (treats each {unit} as independent)"
+def _unit(metric: str) -> str:
+    return _UNIT.get(metric, "cell")
 
 
 def _interval(
-    per_scenario: pd.DataFrame, ci: str, metric: str, rng: np.random.Generator, n_boot: int
-) -> tuple[float, float, str]:
-    k, n = per_scenario["k"].sum(), per_scenario["n"].sum()
+    per_scenario: pd.DataFrame, ci: str, metric: str, n_units: float
+) -> tuple[float, float, str, str]:
+    """(low, high, method, note) of one row's rate from its per-scenario sums."""
+    k, n = per_scenario["k"].to_numpy("float64"), per_scenario["n"].to_numpy("float64")
+    unit = _unit(metric)
     if ci == "wilson":
-        low, high = wilson_interval(k, n)
-        return float(low), float(high), _wilson_method(metric)
-    if n == 0:
-        return np.nan, np.nan, CLUSTER_BOOTSTRAP
-    counted = per_scenario.loc[per_scenario["n"] > 0]  # the scenarios the rate is about
-    weights = scenario_weights(len(counted), n_boot, rng)
-    replicates = ratio(
-        weights @ counted["k"].to_numpy("float64"), weights @ counted["n"].to_numpy("float64")
-    )
-    low, high = percentile_interval(replicates)
-    return float(low), float(high), CLUSTER_BOOTSTRAP
+        method = f"Wilson score (treats each {unit} as independent)"
+        if not n.sum():
+            return np.nan, np.nan, method, "no estimate: nothing to count (n = 0)"
+        low, high = wilson_interval(k.sum(), n.sum())
+        note = (
+            f"about these scenarios held fixed: a scenario's {unit}s taken as independent "
+            "draws; for a new draw of scenarios use ci='cluster'"
+        )
+        return float(low), float(high), method, note
+    clusters = int((n > 0).sum())
+    if not n.sum():
+        return np.nan, np.nan, EFFECTIVE_SIZE_CP, "no estimate: nothing to count (n = 0)"
+    if clusters < MIN_CLUSTERS:
+        note = f"no interval: {clusters} scenario(s), fewer than {MIN_CLUSTERS}"
+        return np.nan, np.nan, EFFECTIVE_SIZE_CP, note
+    low, high, _ = effective_size_interval(k, n, n_units)
+    note = ""
+    if k.sum() in (0, n.sum()):
+        note = "rate of 0 or 1: each scenario counted once (the largest design effect)"
+    return low, high, EFFECTIVE_SIZE_CP, note
+
+
+def _keys(by: list[str], pool: bool, columns: pd.Index) -> list[str]:
+    """The grouping: ``by``, and unless ``pool``, each of :data:`IDENTITY` it lacks (``source``
+    just before ``condition`` when ``by`` names the condition, else both at the end)."""
+    if pool:
+        return by
+    keys = list(by)
+    for name in IDENTITY:
+        if name in keys or name not in columns:
+            continue
+        if name == "source" and "condition" in keys:
+            keys.insert(keys.index("condition"), name)
+        else:
+            keys.append(name)
+    return keys
+
+
+def _pooled(part: pd.DataFrame) -> dict:
+    """What a pooled row adds together: its conditions, as ``source: condition``."""
+    names = part[[c for c in IDENTITY if c in part.columns]].astype(str).drop_duplicates()
+    labels = sorted(": ".join(row) for row in names.itertuples(index=False))
+    return {"n_conditions": len(labels), "conditions": "; ".join(labels)}
 
 
 def rates(
@@ -189,9 +233,8 @@ def rates(
     metric: str | Sequence[str] = "mean_trial_accuracy",
     ci: str = "cluster",
     *,
+    pool: bool = False,
     scenarios: pd.DataFrame | None = None,
-    n_boot: int = N_BOOT,
-    seed: int = SEED,
 ) -> pd.DataFrame:
     """One or more metrics by any columns, with 95% intervals, as tidy rows.
 
@@ -203,33 +246,47 @@ def rates(
         Columns to group by: any column of ``data``, any column of the scenario table
         (``domain``, ``boundary_pattern``, ``direction``, ``irreversibility``, ...; joined by
         scenario id) or ``reasoning_level`` (``floor`` / ``high``; see
-        ``analysis.exploring.joined``).
-        ``[]`` pools everything into one row per metric.
+        ``analysis.exploring.joined``). Each condition (``source`` and ``condition``) keeps
+        rows of its own: they are added to the grouping where ``by`` lacks them
+        (``by="condition"`` groups by source and condition; ``[]`` gives one row per
+        condition).
     metric : str or list of str
         Any of :data:`METRICS` (``pass5`` for pass^5 at five trials per cell).
     ci : {"cluster", "wilson"}
-        ``cluster``: the scenario-cluster bootstrap (scenarios of the group resampled, seeded);
+        ``cluster``: Clopper-Pearson at the effective sample size the scenario-clustered
+        variance gives (``analysis.inference._arrays.effective_size_interval``; about a new
+        draw of scenarios; fewer than ``MIN_CLUSTERS`` scenarios: NaN bounds and a note);
         ``wilson``: the Wilson score interval, treating every trial (or cell) as an
-        independent draw, which trials of one scenario are not. Weighted miss, a ratio of
-        tier weights, has only the bootstrap.
+        independent draw, which trials of one scenario are not (about these scenarios held
+        fixed; its note says so). Weighted miss, a ratio of tier weights, has only
+        ``cluster``.
+    pool : bool
+        Add different conditions together within each ``by`` group (default ``False``);
+        a pooled row says which (``n_conditions``, ``conditions``).
     scenarios : DataFrame, optional
         The scenario table (default ``load_scenarios()``, read only when needed).
 
     Returns
     -------
     DataFrame
-        The ``by`` columns, then ``metric, k, n, estimate, ci_low, ci_high, method,
-        n_scenarios``; ``estimate`` is k / n (NaN, with NaN bounds, where n is 0).
+        The grouping columns, then ``metric, k, n, estimate, ci_low, ci_high, method,
+        n_scenarios, note`` (and with ``pool``, ``n_conditions, conditions``);
+        ``estimate`` is k / n (NaN, with NaN bounds, where n is 0).
 
     Examples
     --------
     >>> from analysis.inference.simulate import simulated_cells
-    >>> cells, scenarios = simulated_cells(n_models=1, n_scenarios=30, seed=2)
-    >>> out = rates(cells, by="condition", metric="over_refusal", ci="wilson")
-    >>> out.columns.tolist()
-    ['condition', 'metric', 'k', 'n', 'estimate', 'ci_low', 'ci_high', 'method', 'n_scenarios']
-    >>> out["method"].iloc[0]
-    'Wilson score (treats each cell as independent)'
+    >>> cells, scenarios = simulated_cells(n_models=1, n_scenarios=60, seed=2)
+    >>> out = rates(cells, by="condition", metric="over_refusal")
+    >>> out.columns.tolist()[:4]
+    ['source', 'condition', 'metric', 'k']
+    >>> out[["condition", "k", "n", "ci_low", "ci_high"]].round(3)
+           condition  k   n  ci_low  ci_high
+    0  sim-01 (high)  3  16   0.033    0.485
+    1   sim-01 (off)  4  16   0.062    0.551
+    >>> rates(cells, metric="modal_accuracy", pool=True)[["k", "n", "n_conditions"]]
+        k    n  n_conditions
+    0  87  120             2
     """
     by = [by] if isinstance(by, str) else list(by)
     metrics = [metric] if isinstance(metric, str) else list(metric)
@@ -246,20 +303,24 @@ def rates(
     cells = with_columns(as_cells(data, scenarios), by, scenarios)
     if cells.empty:
         raise ValueError("data holds no cells to rate")
-    rng = np.random.default_rng(seed)
+    keys = _keys(by, pool, cells.columns)
     rows = []
     for name in metrics:
         k, n = cell_counts(cells, name)
         counted = pd.DataFrame({"k": np.asarray(k, "int64"), "n": np.asarray(n, "int64")})
         counted["scenario_id"] = cells["scenario_id"].astype(str).to_numpy()
-        for column in by:
+        for column in {*keys, *IDENTITY} & set(cells.columns):
             counted[column] = cells[column].to_numpy()
-        groups = counted.groupby(by, observed=True, sort=True, dropna=False) if by else None
+        groups = counted.groupby(keys, observed=True, sort=True, dropna=False) if keys else None
         for key, part in groups if groups is not None else [((), counted)]:
             per_scenario = part.groupby("scenario_id", sort=True)[["k", "n"]].sum()
             total_k, total_n = int(per_scenario["k"].sum()), int(per_scenario["n"].sum())
-            low, high, method = _interval(per_scenario, ci, name, rng, n_boot)
-            labels = dict(zip(by, key if isinstance(key, tuple) else (key,), strict=True))
+            cell_n = part["n"].to_numpy("float64")
+            units = float(total_n)  # trials or cells; weighted miss: the cells' Kish size
+            if name == "weighted_miss" and total_n:
+                units = cell_n.sum() ** 2 / (cell_n**2).sum()
+            low, high, method, note = _interval(per_scenario, ci, name, units)
+            labels = dict(zip(keys, key if isinstance(key, tuple) else (key,), strict=True))
             rows.append(
                 {
                     **labels,
@@ -271,10 +332,12 @@ def rates(
                     "ci_high": high,
                     "method": method,
                     "n_scenarios": int((per_scenario["n"] > 0).sum()),
+                    "note": note,
+                    **(_pooled(part) if pool else {}),
                 }
             )
-    out = pd.DataFrame(rows, columns=[*by, *RATE_COLUMNS])
-    for column in by:
+    out = pd.DataFrame(rows, columns=[*keys, *RATE_COLUMNS, *(POOL_COLUMNS if pool else ())])
+    for column in keys:
         if isinstance(cells[column].dtype, pd.CategoricalDtype):
             out[column] = pd.Categorical(out[column], dtype=cells[column].dtype)
     return out.astype({"k": "int64", "n": "int64", "n_scenarios": "int64"})

@@ -231,3 +231,71 @@ def ratio_interval(numerator_rate: np.ndarray, denominator_rate: np.ndarray) -> 
     low = np.percentile(np.where(undefined, 0.0, value), 2.5, method="lower")
     high = np.percentile(np.where(undefined, np.inf, value), 97.5, method="higher")
     return float(low), float(high)
+
+
+#: :func:`effective_size_interval`'s method, as a row's ``method`` names it.
+EFFECTIVE_SIZE_CP = (
+    "Clopper-Pearson at the scenario-clustered effective size (Korn-Graubard, Satterthwaite df)"
+)
+
+
+def effective_size_interval(
+    k: np.ndarray, n: np.ndarray, n_units: float | None = None, alpha: float = 0.05
+) -> tuple[float, float, float]:
+    """(low, high, effective size) of a ratio of scenario sums ``k.sum() / n.sum()``, by
+    Clopper-Pearson at the design-effect-adjusted effective sample size (Korn and
+    Graubard, 1998); NaN bounds below :data:`MIN_CLUSTERS` scenarios with ``n > 0``.
+
+    The effective size is the rate's binomial variance over its scenario-clustered
+    (linearised, m / (m - 1)) variance, at most ``n_units`` (the independent units the
+    sum would be without clustering, default ``n.sum()``: a design effect floored at 1),
+    multiplied by (z / t_df)^2 with df the Satterthwaite degrees of freedom of that
+    variance (the squared residuals' (sum)^2 / sum of squares, at most m - 1): a rate
+    carried by a few scenarios has few degrees of freedom, and so a wide interval. It is
+    never below the Kish number of scenarios (each scenario counted once: the largest
+    design effect a rate can have) at m - 1 df, which is also the size at a rate of 0 or 1,
+    where the data say nothing of the correlation. So no interval has zero width.
+
+    Why not a percentile bootstrap or Wilson at the effective size: on simulated releases
+    with beta-distributed scenario rates (0.01 to 0.99, intraclass correlation 0 to 0.75,
+    10 to 106 scenarios, 1 to 10 trials) both cover under 94% where the rate is carried by
+    a few scenarios (down to 87%); this covers at least 95% on that grid (docs/inference.md).
+    statsmodels gives the Clopper-Pearson bounds (at a non-integer count and size); the
+    effective size and its degrees of freedom are computed here, as no library gives them
+    for a ratio of cluster sums.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> low, high, size = effective_size_interval(np.zeros(12), np.full(12, 5.0))
+    >>> round(low, 3), round(high, 3), round(size, 2)
+    (0.0, 0.321, 9.52)
+    """
+    from scipy import stats
+    from statsmodels.stats.proportion import proportion_confint
+
+    k, n = np.asarray(k, dtype="float64"), np.asarray(n, dtype="float64")
+    k, n = k[n > 0], n[n > 0]
+    m = len(n)
+    if m < MIN_CLUSTERS:
+        return np.nan, np.nan, np.nan
+    total = n.sum()
+    rate = k.sum() / total
+    z = stats.norm.isf(alpha / 2)
+
+    def shrink(df: float) -> float:
+        return float((z / stats.t.isf(alpha / 2, df)) ** 2)
+
+    size = total**2 / (n**2).sum() * shrink(m - 1)  # each scenario once, at m - 1 df
+    residual = k - rate * n
+    squares = residual**2
+    variance = m / (m - 1) * squares.sum() / total**2
+    if 0 < rate < 1:
+        units = total if n_units is None else float(n_units)
+        if variance > 0:
+            df = min(m - 1.0, squares.sum() ** 2 / (squares**2).sum())
+            size = max(size, min(rate * (1 - rate) / variance, units) * shrink(df))
+        else:  # every scenario at the same rate: no design effect
+            size = max(size, units * shrink(m - 1))
+    low, high = proportion_confint(rate * size, size, alpha=alpha, method="beta")
+    return float(low), float(high), float(size)
