@@ -88,8 +88,11 @@ def test_unpaired_reasoning_on_the_published_counts(conditions):
     assert len(table) == 2 * n_models
     assert table.method.str.contains("ignores pairing and clustering").all()
     assert not table.method.str.contains("conservative").any()
-    excluding = ((table.ci_low > 0) | (table.ci_high < 0)).sum()
-    assert excluding == 7  # the count of unadjusted intervals excluding zero
+    excluding = (table.ci_low > 0) | (table.ci_high < 0)
+    # each interval inverts the test beside it: p < .05 exactly where it excludes zero
+    assert (excluding == (table.p < 0.05)).all()
+    assert excluding.sum() == 8
+    assert table.method.str.startswith("Miettinen-Nurminen score interval").all()
 
 
 def test_unpaired_reasoning_warns_nothing_when_a_rate_is_zero_or_one():
