@@ -30,7 +30,7 @@ import pandas as pd
 from scipy.stats import rankdata
 
 from analysis import inference as inf
-from analysis.inference.simulate import simulated_cells, simulate_release
+from analysis.inference.simulate import simulate_release, simulated_cells
 
 
 def _covered(ranks: pd.DataFrame, truth: pd.Series) -> tuple[bool, float]:

@@ -229,12 +229,8 @@ def test_rank_sets_count_the_pairs_whose_max_t_intervals_separate():
     sets = simultaneous_rank_sets(estimate, replicates)
     pairs = [(i, j) for i in range(8) for j in range(8) if i != j]
     deviation = replicates - estimate
-    se = {
-        (i, j): np.std(deviation[:, i] - deviation[:, j], ddof=1) for i, j in pairs
-    }
-    worst = [
-        max(abs(row[i] - row[j]) / se[i, j] for i, j in pairs) for row in deviation.tolist()
-    ]
+    se = {(i, j): np.std(deviation[:, i] - deviation[:, j], ddof=1) for i, j in pairs}
+    worst = [max(abs(row[i] - row[j]) / se[i, j] for i, j in pairs) for row in deviation.tolist()]
     critical = np.quantile(worst, 0.95, method="higher")
     assert sets["t_critical_joint"] == pytest.approx(critical)
     above = {(i, j): (estimate[i] - estimate[j]) / se[i, j] > critical for i, j in pairs}

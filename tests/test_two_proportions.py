@@ -38,7 +38,7 @@ def test_p_below_alpha_exactly_when_the_interval_excludes_zero(correction, alpha
     assert np.array_equal(p < alpha, excludes)
     estimate = TABLES[:, 0] / TABLES[:, 1] - TABLES[:, 2] / TABLES[:, 3]
     assert ((low <= estimate) & (estimate <= high)).all()
-    assert ((-1 <= low) & (high <= 1) & (low < high)).all()  # never zero-width
+    assert ((low >= -1) & (high <= 1) & (low < high)).all()  # never zero-width
 
 
 @pytest.mark.parametrize("correction", [True, False])
@@ -79,7 +79,9 @@ def test_each_end_is_where_the_test_at_the_likelihoods_maximum_reaches_alpha(tab
         p0 = grid[np.argmax(loglik)]
         p1 = p0 + end
         n = n1 + n0
-        z = (k1 / n1 - k0 / n0 - end) / np.sqrt((p1 * (1 - p1) / n1 + p0 * (1 - p0) / n0) * n / (n - 1))
+        z = (k1 / n1 - k0 / n0 - end) / np.sqrt(
+            (p1 * (1 - p1) / n1 + p0 * (1 - p0) / n0) * n / (n - 1)
+        )
         assert abs(z) == pytest.approx(1.959964, abs=2e-3)
 
 

@@ -136,7 +136,7 @@ def simultaneous_rank_sets(
 
     def bounds(c: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         above = z > c  # c is per row (i) or one value
-        below_i = (z.T > c).sum(axis=1)  # j above i, judged at i's critical value
+        below_i = (c < z.T).sum(axis=1)  # j above i, judged at i's critical value
         return 1 + below_i, n - above.sum(axis=1)
 
     low_joint, high_joint = bounds(np.float64(critical_joint))

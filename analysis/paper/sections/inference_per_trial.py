@@ -132,10 +132,12 @@ def per_trial_inference(
     section.table(
         ranks,
         f"inference-{tag}-ranks",
-        "Rank by mean trial accuracy: scenario bootstrap marginal 95% rank intervals (one "
-        "condition alone), simultaneous 95% rank sets (every condition at once; "
-        "joint_coverage is their coverage in the resamples) and P(first), ties shared.",
+        "Rank by mean trial accuracy, scenarios resampled: marginal 95% rank sets (one "
+        "condition alone) and simultaneous 95% rank sets (every condition at once) from "
+        "studentised max-|t| bootstrap intervals of all pairwise differences, and P(first), "
+        "ties shared ('< 1/B': no resample ranked it first).",
         show_rows=40,
+        columns=reader_columns(ranks, ["p_first"]),
     )
     if ranks["rank_low"].isna().all():
         print(f"No rank figure ({tag}): {ranks['note'].iloc[0]}.")
@@ -143,7 +145,7 @@ def per_trial_inference(
         section.figure(
             rank_figure(ranks, f"Rank uncertainty ({tag}), scenario bootstrap"),
             f"inference-{tag}-ranks",
-            f"Rank by mean trial accuracy with scenario-bootstrap marginal 95% rank intervals "
+            f"Rank by mean trial accuracy with scenario-bootstrap marginal 95% rank sets "
             f"(thick) and simultaneous 95% rank sets (thin) ({tag} verdicts).",
         )
 
