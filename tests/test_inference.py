@@ -186,10 +186,14 @@ def test_pooled_quantities_on_the_reference_policies(scenarios):
     assert gap.estimate == pytest.approx(float(mirror_gap(reference, scenarios).gap))
     patterns = inf.pooled_pattern_accuracy(reference, scenarios)
     table3 = pattern_gradient(reference, scenarios).set_index("boundary_pattern")
+    compared = 0
     for row in patterns.itertuples():
         name = row.quantity.removeprefix("modal accuracy: ")
         assert row.estimate == pytest.approx(table3.loc[name, "accuracy"])
-        assert row.independent_low == pytest.approx(table3.loc[name, "accuracy_low"])
+        if table3.loc[name, "n_scenarios"] >= 10:  # Table 3 gives no interval on fewer
+            compared += 1
+            assert row.independent_low == pytest.approx(table3.loc[name, "accuracy_low"])
+    assert compared >= 3
 
 
 # --------------------------------------------------------------------------------------------
