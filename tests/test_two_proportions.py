@@ -99,3 +99,21 @@ def test_bad_counts_are_one_clear_error():
         score_difference(6, 5, 1, 5)
     with pytest.raises(ValueError, match="alpha"):
         score_difference(1, 5, 1, 5, alpha=1.5)
+
+
+def test_every_built_table_with_a_p_value_beside_an_interval_agrees_row_by_row(built_paper):
+    """Wherever the paper prints a test's p beside its 95% interval of a difference, p < .05
+    exactly when the interval excludes 0."""
+    import pandas as pd
+
+    checked = []
+    for path in sorted((built_paper / "tables").glob("*.csv")):
+        table = pd.read_csv(path)
+        if not {"p", "ci_low", "ci_high"} <= set(table.columns):
+            continue
+        rows = table.dropna(subset=["p", "ci_low", "ci_high"])
+        excludes = (rows.ci_low > 0) | (rows.ci_high < 0)
+        disagree = rows.loc[excludes != (rows.p < 0.05), ["contrast", "metric", "p"]]
+        assert disagree.empty, f"{path.name}: {disagree.to_dict('records')}"
+        checked.append(path.name)
+    assert "inference-reasoning-unpaired.csv" in checked

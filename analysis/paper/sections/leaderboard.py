@@ -21,8 +21,8 @@ CLUSTERED_CI = "Wilson 95% CI at the smallest design effect"
 DEFF_MIN = "design effect, at least"
 #: What the clustered bound assumes, said wherever it is shown.
 BOUND_NOTE = (
-    "the narrowest scenario-clustered interval of mean trial accuracy the published counts "
-    "allow: the Wilson interval at n / DEFF, DEFF the smallest design effect of any "
+    "the Wilson 95% interval of mean trial accuracy at n / DEFF trials, DEFF the smallest "
+    "design effect of any "
     "spread of correct trials over cells consistent with the correct trials, {pass} "
     "cells, {modal}-correct cells and cells without a decision, under upstream's modal rule "
     "with null trials allowed anywhere it allows them. The Wilson interval at the true "
@@ -181,7 +181,8 @@ def table2_caption(ranked: pd.DataFrame) -> str:
     names = read_names(trials_per_cell(ranked))
     return (
         f"Model conditions ranked by mean trial accuracy, then {names['pass']} (the paper's "
-        "Table 2)."
+        "Table 2). Each 95% CI of the release is Wilson's, treating trials (or cells) as "
+        "independent."
     )
 
 
@@ -191,7 +192,7 @@ def figure_caption(ranked: pd.DataFrame) -> str:
     return (
         f"Mean trial accuracy (circles) and {names['pass']} (squares) per published "
         "condition, with Wilson 95% intervals treating trials (or cells) as independent, and "
-        "behind each mean trial accuracy the light band of its clustered bound: "
+        "behind each mean trial accuracy the light band of "
         + BOUND_NOTE.format(**names)
         + "; ranked as in Table 2."
     )
@@ -203,7 +204,7 @@ def leaderboard_figure(
     """Mean trial accuracy and pass5 per condition with Wilson 95% intervals, in Table 2's
     order, with the degenerate gates' modal accuracy as vertical lines (beyond
     ``analysis.paper.figures.FIGURE_ROWS`` conditions, the first and the last); with ``bounds``
-    (:func:`clustered_bounds`), each mean trial accuracy's narrowest clustered interval as a
+    (:func:`clustered_bounds`), each mean trial accuracy's Wilson interval at its smallest design effect as a
     light band behind its Wilson interval."""
     names = read_names(trials_per_cell(ranked))
     rated, shown = first_and_last(with_rates(ranked))
@@ -264,7 +265,7 @@ def leaderboard_figure(
 
 
 def clustered_bounds(ranked: pd.DataFrame) -> pd.DataFrame:
-    """Per condition of Table 2, in its order: the smallest design effect and narrowest
+    """Per condition of Table 2, in its order: the smallest design effect and Wilson
     clustered interval its counts allow (:func:`analysis.inference.design_bound.
     design_effect_bound`, null trials allowed), with ``rank`` and the smaller bound's
     companion under no null trials (``design_effect_min_no_nulls``)."""
@@ -301,7 +302,7 @@ def with_clustered_columns(table: pd.DataFrame, bounds: pd.DataFrame) -> pd.Data
 def bound_caption(ranked: pd.DataFrame) -> str:
     """What Table 2's clustered column is, by the release's reads."""
     names = read_names(trials_per_cell(ranked))
-    return "Clustered 95% CI: " + BOUND_NOTE.format(**names) + "."
+    return f"{CLUSTERED_CI}: " + BOUND_NOTE.format(**names) + "."
 
 
 def separation_tests(bounds: pd.DataFrame) -> pd.DataFrame:
