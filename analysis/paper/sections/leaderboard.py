@@ -204,8 +204,8 @@ def leaderboard_figure(
     """Mean trial accuracy and pass5 per condition with Wilson 95% intervals, in Table 2's
     order, with the degenerate gates' modal accuracy as vertical lines (beyond
     ``analysis.paper.figures.FIGURE_ROWS`` conditions, the first and the last); with ``bounds``
-    (:func:`clustered_bounds`), each mean trial accuracy's Wilson interval at its smallest design effect as a
-    light band behind its Wilson interval."""
+    (:func:`clustered_bounds`), each mean trial accuracy's Wilson interval at its smallest
+    design effect as a light band behind its Wilson interval on trials."""
     names = read_names(trials_per_cell(ranked))
     rated, shown = first_and_last(with_rates(ranked))
     fig, ax = plt.subplots(figsize=(6.4, 0.22 * len(rated) + 1.4))
@@ -265,8 +265,8 @@ def leaderboard_figure(
 
 
 def clustered_bounds(ranked: pd.DataFrame) -> pd.DataFrame:
-    """Per condition of Table 2, in its order: the smallest design effect and Wilson
-    clustered interval its counts allow (:func:`analysis.inference.design_bound.
+    """Per condition of Table 2, in its order: the smallest design effect its counts allow
+    and the Wilson interval at it (:func:`analysis.inference.design_bound.
     design_effect_bound`, null trials allowed), with ``rank`` and the smaller bound's
     companion under no null trials (``design_effect_min_no_nulls``)."""
     m = trials_per_cell(ranked)
