@@ -113,7 +113,8 @@ def per_trial_inference(
     section.table(
         passk,
         f"inference-{tag}-pass-k",
-        "pass^k: mean over cells of C(c,k)/C(n,k); filtered cells left out, null trials wrong. "
+        "pass^k: mean over cells of C(c,k)/C(n,k); filtered cells left out, null trials wrong; "
+        "95% scenario-cluster bootstrap percentile interval (none on fewer than 10 scenarios). "
         + (
             f"pass^1 is mean trial accuracy and pass^{top} is {read_names(top)['pass']}."
             if top
@@ -160,7 +161,7 @@ def per_trial_inference(
     section.table(
         pooled,
         f"inference-{tag}-pooled",
-        "Pooled quantities (Table 3 per pattern, mirror-vs-anchor gap, headline asymmetry): "
+        "Pooled quantities (Table 3 per pattern, mirror-vs-anchor gap, headline asymmetry): 95% "
         "scenario-cluster bootstrap (percentile; scenarios resampled within pattern for Table 3 "
         "and the gap, within required gate for the asymmetry; a fallback or refusal named in "
         "method and note) beside an interval on cells that ignores clustering "
