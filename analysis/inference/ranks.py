@@ -6,9 +6,11 @@ accuracies (Klein, Wright and Wieczorek's construction): condition j is ranked a
 where the interval for theta_j - theta_i lies above 0, and i's rank set runs from 1 + (the
 conditions ranked above it) to the number of conditions less those ranked below it. The
 intervals are studentised-bootstrap: each pairwise difference over its bootstrap standard
-error, the critical value the 95th percentile of the largest |t| over every pair
+error, the critical value the 95th percentile of the largest bootstrap |t| over every pair
 (simultaneous sets, ``t_critical_joint``) or over the pairs of one condition (marginal sets),
-so when the intervals hold, every true rank lies in its set. Percentiles of the bootstrap's
+stepped down as Romano and Wolf's procedure does (the critical value recomputed over the
+pairs not yet separated, until a step separates none; as Mogstad, Romano, Shaikh and Wilhelm
+do for ranks), so when the intervals hold, every true rank lies in its set. Percentiles of the bootstrap's
 ranks, which an earlier version printed, cover less than their level against the truth.
 
 The bootstrap resamples scenarios where per-trial verdicts exist (clustering and the pairing
@@ -34,7 +36,7 @@ from analysis.inference._arrays import (
     ratio,
 )
 
-SETS = "studentised-bootstrap max-|t| intervals of all pairwise differences (95%)"
+SETS = "studentised-bootstrap step-down max-|t| intervals of all pairwise differences (95%)"
 BY_SCENARIO = f"scenario bootstrap of per-trial verdicts; rank sets from {SETS}"
 BY_COUNTS = f"parametric bootstrap from each condition's counts; rank sets from {SETS}"
 CLUSTERED = "scenarios resampled (trials of a scenario move together)"
@@ -68,7 +70,7 @@ def simultaneous_rank_sets(
 ) -> dict[str, np.ndarray | float]:
     """Marginal and simultaneous rank sets from bootstrap replicates of each condition's
     estimate (higher is better), by which pairwise differences their studentised
-    max-|t| intervals separate.
+    max-|t| intervals separate, stepped down (see the module's docstring).
 
     Parameters
     ----------
@@ -85,7 +87,8 @@ def simultaneous_rank_sets(
     -------
     dict
         ``low, high`` (marginal), ``low_joint, high_joint`` (simultaneous) integer arrays,
-        ``t_critical_joint`` and ``t_critical`` (per condition).
+        ``t_critical_joint`` and ``t_critical`` (per condition): the first step's critical
+        values (NaN with a single condition).
 
     Examples
     --------
@@ -116,38 +119,64 @@ def simultaneous_rank_sets(
     se = np.sqrt(np.clip(variance, 0.0, None))
     spread = se > 0
     safe = np.where(spread, se, 1.0)
-    worst = np.empty(len(deviation))
-    worst_each = np.empty((len(deviation), n))
-    step = max(1, _BLOCK // max(n * n, 1))
-    for start in range(0, len(deviation), step):  # blocks of replicates, each vectorised
-        d = deviation[start : start + step]
-        t = np.where(spread, np.abs(d[:, :, None] - d[:, None, :]) / safe, 0.0)
-        worst_each[start : start + step] = t.max(axis=2)
-        worst[start : start + step] = t.max(axis=(1, 2))
-    critical_joint = float(np.quantile(worst, level, method="higher"))
-    critical = np.quantile(worst_each, level, axis=0, method="higher")
     if n_clusters is not None and n_clusters > 1:
-        se = se * np.sqrt(n_clusters / (n_clusters - 1))
+        inflate = np.sqrt(n_clusters / (n_clusters - 1))
+    else:
+        inflate = 1.0
     gap = np.nan_to_num(estimate)[:, None] - np.nan_to_num(estimate)[None, :]
-    pair_known = known[:, None] & known[None, :]
+    pairs = known[:, None] & known[None, :] & ~np.eye(n, dtype=bool)
     with np.errstate(divide="ignore", invalid="ignore"):
-        z = np.where(spread, gap / np.where(spread, se, 1.0), np.sign(gap) * np.inf)
-    z = np.where(pair_known, z, 0.0)  # z[i, j] > c: i is above j
+        z = np.where(spread, gap / (safe * inflate), np.sign(gap) * np.inf)
+    z = np.where(pairs, z, 0.0)  # z[i, j] > c: i is above j
+    step = max(1, _BLOCK // max(n * n, 1))
 
-    def bounds(c: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-        above = z > c  # c is per row (i) or one value
-        below_i = (c < z.T).sum(axis=1)  # j above i, judged at i's critical value
-        return 1 + below_i, n - above.sum(axis=1)
+    def largest(active: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """Per replicate, the largest bootstrap |t| over the ``active`` pairs, overall and
+        per row (blocks of replicates, each vectorised)."""
+        overall, per_row = np.zeros(len(deviation)), np.zeros((len(deviation), n))
+        for start in range(0, len(deviation), step):
+            d = deviation[start : start + step]
+            t = np.where(active & spread, np.abs(d[:, :, None] - d[:, None, :]) / safe, 0.0)
+            per_row[start : start + step] = t.max(axis=2)
+            overall[start : start + step] = t.max(axis=(1, 2))
+        return overall, per_row
 
-    low_joint, high_joint = bounds(np.float64(critical_joint))
-    low, high = bounds(critical[:, None])
+    # Step-down (Romano and Wolf): critical values from the pairs not yet separated, until
+    # a step separates none; the first step is the single-step max-|t| critical value.
+    active, first_joint = pairs.copy(), None
+    while active.any():
+        critical_joint = float(np.quantile(largest(active)[0], level, method="higher"))
+        first_joint = critical_joint if first_joint is None else first_joint
+        newly = active & (np.abs(z) > critical_joint)
+        if not newly.any():
+            break
+        active &= ~newly
+    joint = pairs & ~active
+    active, first = pairs.copy(), None
+    while active.any():
+        critical = np.quantile(largest(active)[1], level, axis=0, method="higher")
+        first = critical if first is None else first
+        newly = active & (np.abs(z) > critical[:, None])
+        if not newly.any():
+            break
+        active &= ~newly
+    marginal = pairs & ~active  # row i: the pairs of i's own family separated
+
+    def bounds(separated: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        above_i = (separated & (z < 0)).sum(axis=1)  # j separated above i
+        below_i = (separated & (z > 0)).sum(axis=1)
+        return 1 + above_i, n - below_i
+
+    low_joint, high_joint = bounds(joint)
+    low, high = bounds(marginal)
+    nan = np.full(n, np.nan)
     return {
         "low": low,
         "high": high,
         "low_joint": low_joint,
         "high_joint": high_joint,
-        "t_critical": critical,
-        "t_critical_joint": critical_joint,
+        "t_critical": nan if first is None else first,
+        "t_critical_joint": np.nan if first_joint is None else first_joint,
     }
 
 
