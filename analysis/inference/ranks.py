@@ -10,8 +10,9 @@ error, the critical value the 95th percentile of the largest bootstrap |t| over 
 (simultaneous sets, ``t_critical_joint``) or over the pairs of one condition (marginal sets),
 stepped down as Romano and Wolf's procedure does (the critical value recomputed over the
 pairs not yet separated, until a step separates none; as Mogstad, Romano, Shaikh and Wilhelm
-do for ranks), so when the intervals hold, every true rank lies in its set. Percentiles of the bootstrap's
-ranks, which an earlier version printed, cover less than their level against the truth.
+do for ranks), so when the intervals hold, every true rank lies in its set. Percentiles of
+the bootstrap's ranks, which an earlier version printed, cover less than their level against
+the truth.
 
 The bootstrap resamples scenarios where per-trial verdicts exist (clustering and the pairing
 across conditions kept). From counts alone it redraws each condition's correct trials
