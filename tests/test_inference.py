@@ -216,7 +216,8 @@ def test_rank_uncertainty_from_counts_is_labelled(conditions):
     assert len(ranks) == len(conditions)
     assert ranks.p_first.sum() >= 1 - 1e-9
     assert (ranks.rank_low <= ranks["rank"]).all() and (ranks["rank"] <= ranks.rank_high).all()
-    assert ranks.method.str.contains("no clustering").all()
+    assert ranks.clustering.str.startswith("trials independent (no clustering").all()
+    assert ranks.method.str.contains("pairwise differences").all()
 
 
 def test_minimum_detectable_difference_by_its_formulas():
@@ -237,7 +238,12 @@ def test_pattern_difficulty_recovers_the_hardest_pattern():
     assert (
         table.loc["incident_mirror", "estimate"] < 1 < table.loc["public_harm_anchor", "estimate"]
     )
-    assert (table.ci_low < table.estimate).all() and (table.estimate < table.ci_high).all()
+    many = table.loc[table.n_clusters >= 10]
+    assert (many.ci_low < many.estimate).all() and (many.estimate < many.ci_high).all()
+    few = table.loc[table.n_clusters < 10]  # 4 and 6 scenarios: no robust interval, and why
+    assert len(few) == 2 and few.ci_low.isna().all()
+    assert few.note.str.contains("fewer than 10: no robust interval").all()
+    assert (table.level == 0.95).all()
     with pytest.raises(ValueError, match="reference pattern"):
         inf.pattern_difficulty(cells, scenarios, reference="no_such_pattern")
 
