@@ -181,6 +181,14 @@ def simultaneous_rank_sets(
     }
 
 
+def _shown(share: float, n_boot: int) -> str:
+    """P(first) for a reader: three decimals, two significant digits below 0.001 (never a
+    0 that is not one), "< 1/B" where no resample ranked it first."""
+    if share <= 0:
+        return f"< 1/{n_boot}"
+    return f"{share:.3f}" if share >= 0.001 else f"{share:.2g}"
+
+
 def _summarise(labels, estimate, replicates, method, clustering, n_clusters, source, n_resampled):
     observed = pd.Series(np.nan_to_num(estimate, nan=-1.0)).rank(ascending=False, method="min")
     sets = simultaneous_rank_sets(estimate, replicates, n_clusters=n_resampled)
@@ -198,7 +206,7 @@ def _summarise(labels, estimate, replicates, method, clustering, n_clusters, sou
             "rank_high_joint": sets["high_joint"],
             "t_critical_joint": sets["t_critical_joint"],
             "p_first": np.where(shares > 0, shares, np.nan),
-            "p_first_shown": [f"{s:.3f}" if s > 0 else f"< 1/{n_boot}" for s in shares],
+            "p_first_shown": [_shown(s, n_boot) for s in shares],
             "method": method,
             "clustering": clustering,
             "n_clusters": n_clusters,

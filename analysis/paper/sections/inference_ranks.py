@@ -61,7 +61,7 @@ def published_rank_numbers(ranks: pd.DataFrame) -> pd.DataFrame:
                     else f"probability of ranking first (ties shared), {note}"
                 ),
                 unit="probability",
-                digits=len(str(n_boot)) + 1 if bound else 3,
+                digits=len(str(n_boot)) + 1,  # 1/B and every share of it stay above 0
                 notes={"reads": row.p_first_shown, "bound": "upper"} if bound else None,
             ),
             value_number(
