@@ -279,7 +279,8 @@ def rank_uncertainty_from_counts(
     Parameters
     ----------
     conditions : DataFrame
-        ``label`` (or ``label``'s column), ``n_trials_correct, n_trials`` and ``source``.
+        The column named by ``label``, ``n_trials_correct, n_trials`` and (optionally)
+        ``source``.
     design_effect : array or float, optional
         Each condition's design effect (NaN or below 1: 1), e.g.
         :func:`analysis.inference.design_bound.design_effect_bound`'s ``design_effect_min``.
