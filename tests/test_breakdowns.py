@@ -47,8 +47,34 @@ def test_table3_counts_and_order() -> None:
     assert list(table["n_cells"]) == [6, 9, 3]
     assert list(table["n_correct"]) == [5, 5, 1]
     assert table["accuracy"].tolist() == pytest.approx([5 / 6, 5 / 9, 1 / 3])
-    assert (table["accuracy_low"] < table["accuracy"]).all()
-    assert (table["accuracy_high"] > table["accuracy"]).all()
+    # one to three scenarios per pattern: no interval, and a note saying why
+    assert table["accuracy_low"].isna().all() and table["accuracy_high"].isna().all()
+    assert table["note"].tolist() == [
+        f"no interval: {n} scenario(s), fewer than 10" for n in (2, 3, 1)
+    ]
+    assert (table["interval_level"] == 0.95).all()
+
+
+def test_breakdown_intervals_name_their_method_and_level_and_need_ten_scenarios() -> None:
+    from analysis.inference import MIN_CLUSTERS
+    from analysis.scoring.intervals import MIN_SCENARIOS, with_wilson
+
+    assert MIN_SCENARIOS == MIN_CLUSTERS
+    frame = pd.DataFrame({"n_correct": [5, 9, 0], "n_cells": [9, 10, 30]})
+    out = with_wilson(
+        frame.assign(n_scenarios=[9, 10, 10]),
+        "n_correct",
+        "n_cells",
+        "accuracy",
+        scenarios="n_scenarios",
+    )
+    assert out.accuracy_low.isna().tolist() == [True, False, False]
+    assert (
+        out.interval_method.tolist()[1:]
+        == ["Wilson on cells (each independent; ignores clustering by scenario)"] * 2
+    )
+    assert out.note.tolist() == ["no interval: 9 scenario(s), fewer than 10", "", ""]
+    assert 0 < out.accuracy_high[2] < 0.15  # 0 of 30: an interval with width, not [0, 0]
 
 
 def test_table3_counts_a_scenario_filtered_in_every_cell() -> None:

@@ -165,3 +165,33 @@ def test_one_condition_or_no_spread_gives_no_bound_and_says_so():
     out = design_effect_bound(one, 5)
     assert np.isnan(out.ci_low.iloc[0]) and "no bound" in out.note.iloc[0]
     assert "No condition has a clustered bound" in separation_text(out.assign(rank=1))
+
+
+def test_separation_comes_from_a_score_test_at_the_least_clustering_not_from_overlap(
+    conditions,
+):
+    """Each pair's p is the score test on n / DEFF trials; Holm runs within the leader's
+    comparisons and within the adjacent pairs; a larger design effect never separates a
+    pair the smallest one did not."""
+    from statsmodels.stats.multitest import multipletests
+
+    from analysis.inference.two_proportions import score_difference
+    from analysis.paper.sections.leaderboard import clustered_bounds, separation_tests
+    from analysis.scoring.ranking import rank_conditions
+
+    bounds = clustered_bounds(rank_conditions(conditions))
+    tests = separation_tests(bounds)
+    ranked = bounds.sort_values("rank").reset_index(drop=True)
+    leader = tests[tests.family == "leader"]
+    assert len(leader) == len(ranked) - 1 == (tests.family == "adjacent").sum()
+    n, k = ranked.n_effective, ranked.estimate * ranked.n_effective
+    first = leader.iloc[5]
+    j = int(ranked.index[ranked.condition == first.second][0])
+    assert first.p == pytest.approx(float(score_difference(k[0], n[0], k[j], n[j])[0]))
+    assert leader.p_holm.tolist() == pytest.approx(multipletests(leader.p, method="holm")[1])
+    assert (tests.separated == (tests.p_holm < 0.05)).all()
+    assert leader.separated.any() and (~leader.separated).any()
+    # twice the design effect: half the effective trials, never a new separation
+    wider = separation_tests(bounds.assign(n_effective=bounds.n_effective / 2))
+    assert not (wider.separated & ~tests.separated).any()
+    assert wider.separated.sum() < tests.separated.sum()

@@ -157,3 +157,20 @@ def test_merge_refuses_a_bad_name_in_a_fragment(tmp_path):
     (folder / "x.json").write_text(json.dumps({"Bad Name": {"value": 1, "notebook": "x"}}))
     with pytest.raises(ValueError, match="slug path"):
         merge_fragments(tmp_path)
+
+
+def test_separation_and_rank_numbers_say_what_they_are(numbers):
+    """Table 2's separation counts come from a test (not from overlapping intervals), and no
+    P(first) is recorded as a probability of exactly 0: one no resample reached is its bound
+    1/B, flagged."""
+    for name in (
+        "leaderboard.separation.not_separated_from_leader",
+        "leaderboard.separation.adjacent_not_separated",
+    ):
+        assert isinstance(numbers[name]["value"], int), name
+        assert "test" in numbers[name]["description"]
+    assert not [n for n in numbers if n.startswith("leaderboard.clustered.overlapping")]
+    firsts = {n: e for n, e in numbers.items() if n.endswith(".p_first")}
+    assert firsts and all(e["value"] > 0 for e in firsts.values())
+    bounds = [e for e in firsts.values() if e["description"].startswith("upper bound")]
+    assert bounds and all(e["reads"].startswith("< 1/") for e in bounds)

@@ -12,12 +12,13 @@ treats trials as independent fits only these scenarios held fixed. Fewer than
 scenarios (named in ``method``); never a zero-width interval.
 
 - :mod:`.paired`: reasoning floor against high, paired by scenario; unpaired fallback; power
+- :mod:`.two_proportions`: the two-proportion score test and the interval inverting it
 - :mod:`.clustered`: scenario-clustered intervals, ICC and design effect, pooled quantities
 - :mod:`.design_bound`: the smallest design effect published counts allow (Table 2)
 - :mod:`.multiplicity`: Holm and Benjamini-Hochberg within named families (:data:`FAMILIES`)
 - :mod:`.pairing_bound`: the correlation across settings an unpaired Holm survivor needs
 - :mod:`.passk`: pass^k
-- :mod:`.ranks`: leaderboard rank uncertainty
+- :mod:`.ranks`: leaderboard rank uncertainty (rank sets from pairwise max-|t| intervals)
 - :mod:`.difficulty`: pattern odds ratios with scenario random effects
 - :mod:`.simulate`: a generator with known truth, for validation
 
@@ -54,6 +55,7 @@ from analysis.inference.ranks import (
     simultaneous_rank_sets,
 )
 from analysis.inference.simulate import simulate_release
+from analysis.inference.two_proportions import score_difference
 
 __all__ = [
     "ESTIMAND",
@@ -81,6 +83,7 @@ __all__ = [
     "rank_uncertainty",
     "rank_uncertainty_from_counts",
     "reasoning_pairs_of",
+    "score_difference",
     "simulate_release",
     "simultaneous_rank_sets",
     "trial_rows",

@@ -1,5 +1,6 @@
 """The least clustering a condition's published counts allow: the smallest design effect, and
-so the narrowest scenario-clustered interval, of mean-trial accuracy consistent with them.
+so the narrowest design-effect-adjusted Wilson interval, of mean-trial accuracy consistent
+with them.
 
 A condition publishes, over its S scored cells of m trials each, the correct trials T, the
 cells with every trial correct (pass), the modal-correct cells and the cells with no modal
@@ -17,8 +18,11 @@ ANOVA's ICC of the trials within cells rises with the sum of squared per-cell co
 total fixed), so the smallest design effect comes from the histogram that spreads each band's
 share of T as evenly as the band allows; :func:`least_clustered_counts` finds it by trying
 every split of T between the two bands with free counts. The design effect 1 + (m - 1) ICC
-of that histogram is a lower bound, and the Wilson interval at the effective sample size
-n / DEFF is the narrowest scenario-clustered interval the counts allow.
+of that histogram is a lower bound on the condition's design effect, so the Wilson interval
+at the effective sample size n / DEFF is the narrowest that design-effect-adjusted Wilson
+interval can be: the one at the true design effect is at least as wide. It is not a bound on
+every clustered interval (a scenario bootstrap of a spread of the same counts can be
+narrower).
 """
 
 from __future__ import annotations
@@ -99,8 +103,9 @@ def design_effect_bound(
     conditions: pd.DataFrame, trials_per_cell: int, assumption: str = NO_NULLS
 ) -> pd.DataFrame:
     """Per published condition: the smallest design effect of mean-trial accuracy its counts
-    allow and the narrowest scenario-clustered 95% interval, beside the Wilson interval on
-    trials (which treats them as independent).
+    allow and the Wilson 95% interval at n / that design effect (the narrowest the
+    design-effect-adjusted Wilson interval can be), beside the Wilson interval on trials
+    (which treats them as independent).
 
     Parameters
     ----------

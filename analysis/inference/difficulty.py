@@ -10,9 +10,18 @@ import pandas as pd
 from scipy import sparse
 from statsmodels.genmod.families import Binomial
 
+from analysis.inference._arrays import MIN_CLUSTERS
 from analysis.inference.clustered import trial_rows
 
 REFERENCE_PATTERN = "calibration_control"
+#: The two fits' intervals as a table names them (95% each).
+BAYES_METHOD = (
+    "logistic mixed model, crossed scenario and condition random intercepts: posterior mode "
+    "+/- 1.96 posterior SD (Laplace) on the log-odds scale; priors N(0, 2^2) on the fixed "
+    "effects (statsmodels' default fe_p=2) and N(0, 1) on the log random-effect SDs (vcp_p=1)"
+)
+BAYES_NOTE = "a Bayesian interval under those priors (shrunk toward 1), not a confidence interval"
+GEE_METHOD = "GEE logistic, exchangeable within scenario, robust Wald interval"
 #: The optimiser of the mixed model's posterior mode (scipy.optimize.minimize) and its
 #: options: L-BFGS-B, keeping 30 corrections and stopping only when the posterior no longer
 #: improves (``ftol`` 0) or its projected gradient is below ``gtol``. BFGS, statsmodels'
@@ -139,8 +148,9 @@ def pattern_difficulty(
     Returns
     -------
     DataFrame
-        ``pattern, estimate`` (odds ratio), ``ci_low, ci_high, n_clusters, method,
-        reference``.
+        ``pattern, estimate`` (odds ratio), ``ci_low, ci_high`` (95%: :data:`BAYES_METHOD`
+        or :data:`GEE_METHOD`), ``n_clusters, method, level, reference, note`` (a pattern on
+        fewer than ``MIN_CLUSTERS`` scenarios: the note says so, and GEE gives no interval).
 
     Examples
     --------
@@ -190,10 +200,7 @@ def pattern_difficulty(
                     f"(largest gradient component {gradient:.2g})"
                 )
             mean, sd = fit.fe_mean, np.sqrt(np.diag(fit.cov_params()))[: model.k_fep]
-            label = (
-                "logistic mixed model, crossed scenario and condition random intercepts "
-                "(MAP, Laplace interval)"
-            )
+            label = BAYES_METHOD
         elif method == "gee":
             exog, patterns = _pattern_design(data, reference)
             fit = GEE(
@@ -204,21 +211,33 @@ def pattern_difficulty(
                 cov_struct=Exchangeable(),
             ).fit()
             mean, sd = np.asarray(fit.params), np.asarray(fit.bse)
-            label = "GEE logistic, exchangeable within scenario (robust)"
+            label = GEE_METHOD
         else:
             raise ValueError(f"method must be 'bayes' or 'gee', not {method!r}")
     clusters = data.groupby("pattern")["scenario_id"].nunique()
     k = len(patterns)
-    rows = [
-        {
-            "pattern": pattern,
-            "estimate": float(np.exp(m)),
-            "ci_low": float(np.exp(m - 1.96 * s)),
-            "ci_high": float(np.exp(m + 1.96 * s)),
-            "n_clusters": int(clusters[pattern]),
-            "method": label,
-            "reference": reference,
-        }
-        for pattern, m, s in zip(patterns, mean[1 : 1 + k], sd[1 : 1 + k], strict=True)
-    ]
+    rows = []
+    for pattern, m, s in zip(patterns, mean[1 : 1 + k], sd[1 : 1 + k], strict=True):
+        few = int(clusters[pattern]) < MIN_CLUSTERS
+        note = BAYES_NOTE if method == "bayes" else ""
+        if few:
+            note += (
+                f"{'; ' if note else ''}{int(clusters[pattern])} scenario(s), fewer than "
+                f"{MIN_CLUSTERS}: "
+                + ("the prior weighs heavily" if method == "bayes" else "no robust interval")
+            )
+        drop = few and method == "gee"
+        rows.append(
+            {
+                "pattern": pattern,
+                "estimate": float(np.exp(m)),
+                "ci_low": np.nan if drop else float(np.exp(m - 1.96 * s)),
+                "ci_high": np.nan if drop else float(np.exp(m + 1.96 * s)),
+                "n_clusters": int(clusters[pattern]),
+                "method": label,
+                "level": 0.95,
+                "reference": reference,
+                "note": note,
+            }
+        )
     return pd.DataFrame(rows).sort_values("estimate", ignore_index=True)

@@ -9,7 +9,7 @@ import numpy as np
 import pandas as pd
 from scipy import stats
 from statsmodels.stats.contingency_tables import mcnemar
-from statsmodels.stats.proportion import proportion_confint, test_proportions_2indep
+from statsmodels.stats.proportion import proportion_confint
 
 from analysis.inference._arrays import (
     MIN_CLUSTERS,
@@ -20,10 +20,11 @@ from analysis.inference._arrays import (
     pair_rows,
     ratio,
 )
+from analysis.inference.two_proportions import SCORE_METHOD, SCORE_TEST, score_difference
 from analysis.scoring.leaderboard import floor_and_high, reasoning_level
 from analysis.scoring.metrics import reasoning_contrasts
 
-UNPAIRED_METHOD = "Newcombe difference of independent proportions (ignores pairing and clustering)"
+UNPAIRED_METHOD = SCORE_METHOD
 PAIRED_T = "paired t interval on per-scenario differences"
 PAIRED_T_TEST = "paired t-test (the interval's statistic)"
 TANGO = "Tango's score interval (inverts the McNemar score test)"
@@ -340,9 +341,10 @@ def paired_binary_difference(
 
 
 def unpaired_reasoning(conditions: pd.DataFrame) -> pd.DataFrame:
-    """High minus floor from published per-condition counts only: Newcombe intervals and
-    a two-proportion score test, both treating every trial (cell) as independent, so they
-    ignore the pairing by scenario and the clustering of trials within scenarios.
+    """High minus floor from published per-condition counts only: the Miettinen-Nurminen
+    score test and the interval inverting it (:func:`.two_proportions.score_difference`:
+    ``p < .05`` exactly when the 95% interval excludes 0), both treating every trial (cell)
+    as independent, so ignoring the pairing by scenario and the clustering in scenarios.
 
     Parameters
     ----------
@@ -366,6 +368,8 @@ def unpaired_reasoning(conditions: pd.DataFrame) -> pd.DataFrame:
     >>> out = unpaired_reasoning(conditions)
     >>> out["metric"].tolist(), out["estimate"].round(2).tolist()
     (['mean_trial_accuracy', 'over_refusal'], [0.2, 0.0])
+    >>> out[["p", "ci_low", "ci_high"]].round(4).values.tolist()
+    [[0.004, 0.0643, 0.3288], [1.0, -0.1572, 0.1572]]
     """
     contrasts = reasoning_contrasts(conditions)
     rows = []
@@ -376,15 +380,9 @@ def unpaired_reasoning(conditions: pd.DataFrame) -> pd.DataFrame:
         ):
             k1, n1 = getattr(r, f"{k}_high"), getattr(r, f"{n}_high")
             k0, n0 = getattr(r, f"{k}_floor"), getattr(r, f"{n}_floor")
-            p = np.nan
-            if min(n1, n0) > 0 and not (k1 == k0 == 0 or (k1 == n1 and k0 == n0)):
-                # statsmodels also works out the ratio and odds ratio, which the score test
-                # of the difference does not use; with a rate of 0 or 1 they divide by zero.
-                with np.errstate(divide="ignore", invalid="ignore"):
-                    test = test_proportions_2indep(k1, n1, k0, n0, method="score")
-                p = float(test.pvalue)
-            elif min(n1, n0) > 0:
-                p = 1.0
+            p = low = high = np.nan
+            if min(n1, n0) > 0:
+                p, low, high = (float(v) for v in score_difference(k1, n1, k0, n0))
             rows.append(
                 {
                     "source": "published",
@@ -392,10 +390,10 @@ def unpaired_reasoning(conditions: pd.DataFrame) -> pd.DataFrame:
                     "model": r.model,
                     "metric": metric,
                     "estimate": getattr(r, f"{metric}_diff"),
-                    "ci_low": getattr(r, f"{metric}_diff_low"),
-                    "ci_high": getattr(r, f"{metric}_diff_high"),
+                    "ci_low": low,
+                    "ci_high": high,
                     "p": p,
-                    "test": "two-proportion score test (independent)",
+                    "test": SCORE_TEST,
                     "method": UNPAIRED_METHOD,
                     "n_clusters": np.nan,
                     "n_unpaired": np.nan,

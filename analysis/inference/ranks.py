@@ -1,15 +1,31 @@
-"""Leaderboard rank uncertainty: each condition's marginal 95% rank interval, simultaneous
-rank sets that hold for every condition at once, and P(first) with ties shared.
+"""Leaderboard rank uncertainty: each condition's marginal 95% rank set, simultaneous 95% rank
+sets that hold for every condition at once, and P(first) with ties shared.
 
-The marginal interval (``rank_low``, ``rank_high``) holds for one condition looked at alone;
-the simultaneous sets (``rank_low_joint``, ``rank_high_joint``) hold jointly, so a reader
-scanning the whole leaderboard should use those."""
+The sets come from confidence intervals for the pairwise differences of the conditions'
+accuracies (Klein, Wright and Wieczorek's construction): condition j is ranked above i only
+where the interval for theta_j - theta_i lies above 0, and i's rank set runs from 1 + (the
+conditions ranked above it) to the number of conditions less those ranked below it. The
+intervals are studentised-bootstrap: each pairwise difference over its bootstrap standard
+error, the critical value the 95th percentile of the largest bootstrap |t| over every pair
+(simultaneous sets, ``t_critical_joint``) or over the pairs of one condition (marginal sets),
+stepped down as Romano and Wolf's procedure does (the critical value recomputed over the
+pairs not yet separated, until a step separates none; as Mogstad, Romano, Shaikh and Wilhelm
+do for ranks), so when the intervals hold, every true rank lies in its set. Percentiles of
+the bootstrap's ranks, which an earlier version printed, cover less than their level against
+the truth.
+
+The bootstrap resamples scenarios where per-trial verdicts exist (clustering and the pairing
+across conditions kept). From counts alone it redraws each condition's correct trials
+independently; the ``clustering`` column says what that assumes: trials independent, or
+deviations inflated by a design effect (e.g. the smallest the counts allow,
+:mod:`analysis.inference.design_bound`, so any real clustering beyond it still narrows the
+sets too much). ``benchmarks/bench_rank_sets.py`` measures the coverage against truth.
+"""
 
 from __future__ import annotations
 
 import numpy as np
 import pandas as pd
-from scipy.stats import rankdata
 
 from analysis.inference._arrays import (
     MIN_CLUSTERS,
@@ -21,92 +37,190 @@ from analysis.inference._arrays import (
     ratio,
 )
 
-BY_SCENARIO = "scenario bootstrap of per-trial verdicts"
-BY_COUNTS = "parametric bootstrap from each condition's counts (trials independent; no clustering)"
+SETS = "studentised-bootstrap step-down max-|t| intervals of all pairwise differences (95%)"
+BY_SCENARIO = f"scenario bootstrap of per-trial verdicts; rank sets from {SETS}"
+BY_COUNTS = f"parametric bootstrap from each condition's counts; rank sets from {SETS}"
+CLUSTERED = "scenarios resampled (trials of a scenario move together)"
+INDEPENDENT = "trials independent (no clustering; the sets are too narrow if trials cluster)"
+INFLATED = (
+    "deviations inflated by each condition's design effect ({what}); more clustering than "
+    "that would widen the sets"
+)
+#: Elements of one (replicates x conditions x conditions) block of |t| values.
+_BLOCK = 4_000_000
 
 
-def first_place_shares(ranks: np.ndarray) -> np.ndarray:
-    """P(first) per condition from (replicates, conditions) ranks: in each replicate the
-    conditions tied at rank 1 share it equally, so the shares sum to 1.
+def first_place_shares(replicates: np.ndarray) -> np.ndarray:
+    """P(first) per condition from (replicates, conditions) estimates: in each replicate the
+    conditions tied for the highest share first place equally, so the shares sum to 1 (NaN
+    counts as lowest).
 
-    >>> first_place_shares(np.array([[1, 1, 3], [1, 2, 3]])).tolist()
+    >>> first_place_shares(np.array([[0.9, 0.9, 0.1], [0.9, 0.5, 0.1]])).tolist()
     [0.75, 0.25, 0.0]
     """
-    first = ranks == 1
+    values = np.nan_to_num(np.asarray(replicates, dtype="float64"), nan=-np.inf)
+    first = values == values.max(axis=1, keepdims=True)
     return (first / first.sum(axis=1, keepdims=True)).mean(axis=0)
 
 
-def simultaneous_rank_sets(ranks: np.ndarray, level: float = 0.95) -> tuple:
-    """(low, high, joint coverage): one rank interval per condition such that, in at least
-    ``level`` of the replicates, every condition's rank lies in its interval at once.
+def simultaneous_rank_sets(
+    estimate: np.ndarray,
+    replicates: np.ndarray,
+    level: float = 0.95,
+    n_clusters: int | None = None,
+) -> dict[str, np.ndarray | float]:
+    """Marginal and simultaneous rank sets from bootstrap replicates of each condition's
+    estimate (higher is better), by which pairwise differences their studentised
+    max-|t| intervals separate, stepped down (see the module's docstring).
 
-    Each interval is the pair of order statistics at a common tail share ``a`` of that
-    condition's ranks; ``a`` is the largest (narrowest sets) whose joint coverage in the
-    replicates reaches ``level``, found by bisection over the replicate count (coverage falls
-    as ``a`` grows).
+    Parameters
+    ----------
+    estimate : array (conditions,)
+    replicates : array (replicates, conditions)
+        Bootstrap replicates of ``estimate`` (one resample shared by every condition where
+        they are paired). NaN replicates count as no deviation.
+    level : float
+    n_clusters : int, optional
+        Resampled clusters: bootstrap standard errors are multiplied by sqrt(n / (n - 1)),
+        the bootstrap's small-sample shortfall.
+
+    Returns
+    -------
+    dict
+        ``low, high`` (marginal), ``low_joint, high_joint`` (simultaneous) integer arrays,
+        ``t_critical_joint`` and ``t_critical`` (per condition): the first step's critical
+        values (NaN with a single condition).
 
     Examples
     --------
-    Nineteen replicates agree on the order; one reverses it. At 90% the sets leave that one
-    out:
+    Three conditions, the first two 0.02 apart with bootstrap spread 0.01 each, the third
+    far below: the first two cannot be ordered, the third is last.
 
-    >>> import numpy as np
-    >>> ranks = np.array([[1, 2, 3]] * 19 + [[3, 2, 1]])
-    >>> low, high, coverage = simultaneous_rank_sets(ranks, level=0.9)
-    >>> low.tolist(), high.tolist(), coverage
-    ([1, 2, 3], [1, 2, 3], 0.95)
+    >>> rng = np.random.default_rng(0)
+    >>> estimate = np.array([0.80, 0.78, 0.50])
+    >>> replicates = estimate + 0.01 * rng.standard_normal((4000, 3))
+    >>> sets = simultaneous_rank_sets(estimate, replicates)
+    >>> sets["low_joint"].tolist(), sets["high_joint"].tolist()
+    ([1, 1, 3], [2, 2, 3])
     """
-    n_boot = len(ranks)
-    ordered = np.sort(ranks, axis=0)
+    estimate = np.asarray(estimate, dtype="float64")
+    replicates = np.asarray(replicates, dtype="float64")
+    if replicates.ndim != 2 or replicates.shape[1] != len(estimate):
+        raise ValueError(
+            f"replicates must be (replicates, {len(estimate)} conditions), got {replicates.shape}"
+        )
+    if not 0 < level < 1:
+        raise ValueError(f"level must lie in (0, 1), got {level!r}")
+    n = len(estimate)
+    known = np.isfinite(estimate)
+    deviation = np.where(np.isfinite(replicates), replicates - np.nan_to_num(estimate), 0.0)
+    deviation[:, ~known] = 0.0
+    cov = np.atleast_2d(np.cov(deviation, rowvar=False))
+    variance = np.diag(cov)[:, None] + np.diag(cov)[None, :] - 2 * cov
+    se = np.sqrt(np.clip(variance, 0.0, None))
+    spread = se > 0
+    safe = np.where(spread, se, 1.0)
+    if n_clusters is not None and n_clusters > 1:
+        inflate = np.sqrt(n_clusters / (n_clusters - 1))
+    else:
+        inflate = 1.0
+    gap = np.nan_to_num(estimate)[:, None] - np.nan_to_num(estimate)[None, :]
+    pairs = known[:, None] & known[None, :] & ~np.eye(n, dtype=bool)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        z = np.where(spread, gap / (safe * inflate), np.sign(gap) * np.inf)
+    z = np.where(pairs, z, 0.0)  # z[i, j] > c: i is above j
+    step = max(1, _BLOCK // max(n * n, 1))
 
-    def sets(tail: int):
-        return ordered[tail], ordered[n_boot - 1 - tail]
+    def largest(active: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """Per replicate, the largest bootstrap |t| over the ``active`` pairs, overall and
+        per row (blocks of replicates, each vectorised)."""
+        overall, per_row = np.zeros(len(deviation)), np.zeros((len(deviation), n))
+        for start in range(0, len(deviation), step):
+            d = deviation[start : start + step]
+            t = np.where(active & spread, np.abs(d[:, :, None] - d[:, None, :]) / safe, 0.0)
+            per_row[start : start + step] = t.max(axis=2)
+            overall[start : start + step] = t.max(axis=(1, 2))
+        return overall, per_row
 
-    def coverage(tail: int) -> float:
-        low, high = sets(tail)
-        return float(((ranks >= low) & (ranks <= high)).all(axis=1).mean())
+    # Step-down (Romano and Wolf): critical values from the pairs not yet separated, until
+    # a step separates none; the first step is the single-step max-|t| critical value.
+    active, first_joint = pairs.copy(), None
+    while active.any():
+        critical_joint = float(np.quantile(largest(active)[0], level, method="higher"))
+        first_joint = critical_joint if first_joint is None else first_joint
+        newly = active & (np.abs(z) > critical_joint)
+        if not newly.any():
+            break
+        active &= ~newly
+    joint = pairs & ~active
+    active, first = pairs.copy(), None
+    while active.any():
+        critical = np.quantile(largest(active)[1], level, axis=0, method="higher")
+        first = critical if first is None else first
+        newly = active & (np.abs(z) > critical[:, None])
+        if not newly.any():
+            break
+        active &= ~newly
+    marginal = pairs & ~active  # row i: the pairs of i's own family separated
 
-    lo, hi = 0, (n_boot - 1) // 2  # coverage(0) is 1: every replicate within [min, max]
-    while lo < hi:
-        mid = (lo + hi + 1) // 2
-        if coverage(mid) >= level:
-            lo = mid
-        else:
-            hi = mid - 1
-    low, high = sets(lo)
-    return low, high, coverage(lo)
+    def bounds(separated: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        above_i = (separated & (z < 0)).sum(axis=1)  # j separated above i
+        below_i = (separated & (z > 0)).sum(axis=1)
+        return 1 + above_i, n - below_i
+
+    low_joint, high_joint = bounds(joint)
+    low, high = bounds(marginal)
+    nan = np.full(n, np.nan)
+    return {
+        "low": low,
+        "high": high,
+        "low_joint": low_joint,
+        "high_joint": high_joint,
+        "t_critical": nan if first is None else first,
+        "t_critical_joint": np.nan if first_joint is None else first_joint,
+    }
 
 
-def _summarise(labels, estimate, replicates, method, n_clusters, source) -> pd.DataFrame:
-    ranks = rankdata(-np.nan_to_num(replicates, nan=-1.0), axis=1, method="min")
-    observed = rankdata(-np.nan_to_num(estimate, nan=-1.0), method="min")
-    low, high = np.percentile(ranks, [2.5, 97.5], axis=0, method="nearest")
-    joint_low, joint_high, coverage = simultaneous_rank_sets(ranks)
+def _shown(share: float, n_boot: int) -> str:
+    """P(first) for a reader: three decimals, two significant digits below 0.001 (never a
+    0 that is not one), "< 1/B" where no resample ranked it first."""
+    if share <= 0:
+        return f"< 1/{n_boot}"
+    return f"{share:.3f}" if share >= 0.001 else f"{share:.2g}"
+
+
+def _summarise(labels, estimate, replicates, method, clustering, n_clusters, source, n_resampled):
+    observed = pd.Series(np.nan_to_num(estimate, nan=-1.0)).rank(ascending=False, method="min")
+    sets = simultaneous_rank_sets(estimate, replicates, n_clusters=n_resampled)
+    shares = first_place_shares(replicates)
+    n_boot = len(replicates)
     return pd.DataFrame(
         {
             "source": source,
             "condition": labels,
             "estimate": estimate,
-            "rank": observed.astype(int),
-            "rank_low": low.astype(int),
-            "rank_high": high.astype(int),
-            "rank_low_joint": joint_low.astype(int),
-            "rank_high_joint": joint_high.astype(int),
-            "joint_coverage": coverage,
-            "p_first": first_place_shares(ranks),
+            "rank": observed.astype(int).to_numpy(),
+            "rank_low": sets["low"],
+            "rank_high": sets["high"],
+            "rank_low_joint": sets["low_joint"],
+            "rank_high_joint": sets["high_joint"],
+            "t_critical_joint": sets["t_critical_joint"],
+            "p_first": np.where(shares > 0, shares, np.nan),
+            "p_first_shown": [_shown(s, n_boot) for s in shares],
             "method": method,
+            "clustering": clustering,
             "n_clusters": n_clusters,
         }
     ).sort_values(["rank", "condition"], ignore_index=True)
 
 
 def rank_uncertainty(cells: pd.DataFrame, n_boot: int = N_BOOT, seed: int = SEED) -> pd.DataFrame:
-    """Rank by mean-trial accuracy within each source, with a marginal 95% bootstrap
-    interval for each condition's rank, simultaneous 95% rank sets
-    (:func:`simultaneous_rank_sets`) and its probability of ranking first (ties shared);
-    scenarios are resampled (shared by all conditions, so the comparison stays paired).
-    Ties share the best rank. A source of fewer than ``MIN_CLUSTERS`` scenarios gets no
-    rank sets and no P(first) (``note`` says why).
+    """Rank by mean-trial accuracy within each source, with marginal and simultaneous 95%
+    rank sets (:func:`simultaneous_rank_sets`) and the probability of ranking first (ties
+    shared; ``p_first`` NaN and ``p_first_shown`` "< 1/B" where no resample ranks it first),
+    scenarios resampled (shared by all conditions, so the comparison stays paired). Ties
+    share the best rank. A source of fewer than ``MIN_CLUSTERS`` scenarios gets no rank sets
+    and no P(first) (``note`` says why).
 
     Examples
     --------
@@ -115,6 +229,8 @@ def rank_uncertainty(cells: pd.DataFrame, n_boot: int = N_BOOT, seed: int = SEED
     >>> out = rank_uncertainty(cells, n_boot=500)
     >>> round(float(out["p_first"].sum()), 6)
     1.0
+    >>> bool((out.rank_low_joint <= out.rank_low).all())
+    True
     """
     frames = []
     for offset, (source, part) in enumerate(by_source(cells)):
@@ -122,15 +238,24 @@ def rank_uncertainty(cells: pd.DataFrame, n_boot: int = N_BOOT, seed: int = SEED
         replicates = accuracy_replicates(arrays, n_boot, seed + offset)
         estimate = ratio(arrays.n_correct.sum(1), arrays.n_trials.sum(1))
         clusters = (arrays.scored > 0).sum(1)
-        frame = _summarise(arrays.conditions, estimate, replicates, BY_SCENARIO, clusters, source)
-        if len(arrays.scenarios) < MIN_CLUSTERS:
+        n_scenarios = len(arrays.scenarios)
+        frame = _summarise(
+            arrays.conditions,
+            estimate,
+            replicates,
+            BY_SCENARIO,
+            CLUSTERED,
+            clusters,
+            source,
+            n_scenarios,
+        )
+        if n_scenarios < MIN_CLUSTERS:
             sets = ["rank_low", "rank_high", "rank_low_joint", "rank_high_joint"]
             frame[sets] = pd.NA
             frame[sets] = frame[sets].astype("Int64")
-            frame[["joint_coverage", "p_first"]] = np.nan
-            frame["note"] = (
-                f"no rank sets: {len(arrays.scenarios)} scenario(s), fewer than {MIN_CLUSTERS}"
-            )
+            frame[["t_critical_joint", "p_first"]] = np.nan
+            frame["p_first_shown"] = ""
+            frame["note"] = f"no rank sets: {n_scenarios} scenario(s), fewer than {MIN_CLUSTERS}"
         frames.append(frame)
     return pd.concat(frames, ignore_index=True) if frames else pd.DataFrame()
 
@@ -140,25 +265,59 @@ def rank_uncertainty_from_counts(
     n_boot: int = N_BOOT,
     seed: int = SEED,
     label: str = "label",
+    design_effect: np.ndarray | float | None = None,
+    design_effect_source: str = "given",
 ) -> pd.DataFrame:
-    """Rank uncertainty from per-condition counts only (``n_trials_correct / n_trials``):
-    each condition's correct count is redrawn as Binomial(n, k / n), independently, which
-    ignores the clustering of trials in scenarios and the pairing across conditions.
+    """Rank uncertainty from per-condition counts only (``n_trials_correct / n_trials``).
+
+    Each condition's correct count is redrawn independently as Binomial(n, p~) at the
+    plus-four rate p~ = (k + 2) / (n + 4) (never 0 or 1, so no condition is certain), and
+    its deviation from p~ added to k / n, times sqrt(``design_effect``) where given. Without
+    a design effect this treats trials as independent; either way it ignores the pairing
+    across conditions. ``clustering`` says which.
+
+    Parameters
+    ----------
+    conditions : DataFrame
+        The column named by ``label``, ``n_trials_correct, n_trials`` and (optionally)
+        ``source``.
+    design_effect : array or float, optional
+        Each condition's design effect (NaN or below 1: 1), e.g.
+        :func:`analysis.inference.design_bound.design_effect_bound`'s ``design_effect_min``.
+    design_effect_source : str
+        What the design effects are, for ``clustering``.
 
     Examples
     --------
     >>> import pandas as pd
     >>> conditions = pd.DataFrame({"label": ["a", "b"], "n_trials_correct": [90, 10],
     ...                            "n_trials": [100, 100], "source": "published"})
-    >>> rank_uncertainty_from_counts(conditions, n_boot=500)["p_first"].tolist()
-    [1.0, 0.0]
+    >>> out = rank_uncertainty_from_counts(conditions, n_boot=500)
+    >>> out["p_first_shown"].tolist(), out["rank_high_joint"].tolist()
+    (['1.000', '< 1/500'], [1, 2])
     """
+    for column in (label, "n_trials_correct", "n_trials"):
+        if column not in conditions:
+            raise ValueError(f"conditions has no column {column!r}")
     rng = np.random.default_rng(seed)
     k = conditions["n_trials_correct"].to_numpy(dtype="int64")
     n = conditions["n_trials"].to_numpy(dtype="int64")
     estimate = ratio(k, n)
-    replicates = ratio(rng.binomial(n, np.nan_to_num(estimate), size=(n_boot, len(n))), n)
+    plus_four = (k + 2) / (n + 4)
+    deviation = ratio(rng.binomial(n, plus_four, size=(n_boot, len(n))), n) - plus_four
+    clustering = INDEPENDENT
+    if design_effect is not None:
+        deff = np.broadcast_to(np.asarray(design_effect, dtype="float64"), estimate.shape)
+        deviation = deviation * np.sqrt(np.fmax(np.nan_to_num(deff, nan=1.0), 1.0))
+        clustering = INFLATED.format(what=design_effect_source)
     source = conditions["source"].astype(str).iloc[0] if "source" in conditions else "counts"
     return _summarise(
-        conditions[label].astype(str).to_numpy(), estimate, replicates, BY_COUNTS, np.nan, source
+        conditions[label].astype(str).to_numpy(),
+        estimate,
+        estimate + deviation,
+        BY_COUNTS,
+        clustering,
+        np.nan,
+        source,
+        None,
     )

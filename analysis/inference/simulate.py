@@ -1,11 +1,13 @@
 """A seeded release-shaped generator with known truth and scenario-level random effects.
 
 Trial ``t`` of model condition ``j`` on scenario ``s`` (pattern ``p``) is correct with
-probability ``(1 - null_rate) * expit(a_j + b_p + u_s + e_js)``, with a scenario effect
+probability ``q = expit(a_j + b_p + u_s + e_js)``, with a scenario effect
 ``u_s ~ N(0, scenario_sd)`` shared by every condition and a cell effect
-``e_js ~ N(0, cell_sd)`` shared by the cell's trials; a wrong trial gives no decision with
-probability ``null_rate`` overall, otherwise the other gate. The true (population)
-mean-trial accuracy integrates both effects out (Gauss-Hermite).
+``e_js ~ N(0, cell_sd)`` shared by the cell's trials. ``null_rate`` does not lower ``q``: a
+wrong trial gives no decision with probability ``min(1, null_rate / (1 - q))``, so a trial is
+null with probability ``min(null_rate, 1 - q)`` (nulls replace wrong decisions only),
+otherwise it names the other gate. The true (population) mean-trial accuracy is E[q], both
+effects integrated out (Gauss-Hermite).
 """
 
 from __future__ import annotations

@@ -103,9 +103,8 @@ def decided_cells(cells: pd.DataFrame, scenarios: pd.DataFrame) -> pd.DataFrame:
 
 
 def _accuracy(table: pd.DataFrame, k: str = "n_correct", n: str = "n_cells") -> pd.DataFrame:
-    table = table.copy()
-    table["accuracy"] = table[k] / table[n].where(table[n] > 0)
-    return with_wilson(table, k, n, "accuracy")
+    table = table.assign(accuracy=table[k] / table[n].where(table[n] > 0))
+    return with_wilson(table, k, n, "accuracy", scenarios="n_scenarios")
 
 
 def pattern_gradient(cells: pd.DataFrame, scenarios: pd.DataFrame) -> pd.DataFrame:
@@ -114,8 +113,9 @@ def pattern_gradient(cells: pd.DataFrame, scenarios: pd.DataFrame) -> pd.DataFra
     Per (source, pattern): ``n_scenarios`` (distinct scenarios with a cell of the pool, a
     scenario filtered in every cell included, as the release's pattern table counts them),
     ``n_cells``, ``n_correct`` (modal-correct cells), ``accuracy = n_correct / n_cells`` and
-    its Wilson 95% bounds; sorted by source, then accuracy descending. A pattern with no
-    modal-scored cell has no accuracy and no row.
+    its Wilson 95% bounds on cells (``interval_method``, ``interval_level``; none, with a
+    ``note``, on fewer than 10 scenarios); sorted by source, then accuracy
+    descending. A pattern with no modal-scored cell has no accuracy and no row.
 
     Examples
     --------
@@ -469,8 +469,10 @@ def severity_by_tier(cells: pd.DataFrame, scenarios: pd.DataFrame) -> Severity:
 
 
 def accuracy_by(cells: pd.DataFrame, scenarios: pd.DataFrame, column: str) -> pd.DataFrame:
-    """Modal accuracy per (source, condition, stratum of ``column``), long form: ``n_cells``,
-    ``n_correct``, ``accuracy`` and Wilson bounds, over modal-scored cells."""
+    """Modal accuracy per (source, condition, stratum of ``column``), long form:
+    ``n_scenarios``, ``n_cells``, ``n_correct``, ``accuracy`` and Wilson 95% bounds on cells
+    (``interval_method``, ``interval_level``; none, with a ``note``, on fewer than
+    10 scenarios), over modal-scored cells."""
     scored = decided_cells(cells, scenarios)
     if column not in scored.columns:
         meta = scenarios[["scenario_id", column]].copy()
@@ -478,9 +480,13 @@ def accuracy_by(cells: pd.DataFrame, scenarios: pd.DataFrame, column: str) -> pd
         scored = scored.merge(meta, on="scenario_id", how="left")
     scored[column] = scored[column].astype(str)
     table = (
-        scored.groupby(["source", "condition", column], sort=True)["modal_correct"]
-        .agg(n_cells="size", n_correct="sum")
+        scored.groupby(["source", "condition", column], sort=True)
+        .agg(
+            n_scenarios=("scenario_id", "nunique"),
+            n_cells=("modal_correct", "size"),
+            n_correct=("modal_correct", "sum"),
+        )
         .reset_index()
-        .astype({"n_cells": "int64", "n_correct": "int64"})
+        .astype({"n_scenarios": "int64", "n_cells": "int64", "n_correct": "int64"})
     )
     return _accuracy(table)

@@ -41,9 +41,32 @@ def difference_interval(k1: int, n1: int, k0: int, n0: int) -> tuple[float, floa
     return float(low), float(high)
 
 
-def with_wilson(frame: pd.DataFrame, k: str, n: str, prefix: str) -> pd.DataFrame:
+#: Fewer scenarios than this behind a row: no interval (as ``analysis.inference.MIN_CLUSTERS``).
+MIN_SCENARIOS = 10
+#: The interval :func:`with_wilson` gives (named in ``interval_method``), and its level.
+WILSON_ON_COUNTS = "Wilson on {n} (each independent; ignores clustering by scenario)"
+LEVEL = 0.95
+
+
+def with_wilson(
+    frame: pd.DataFrame, k: str, n: str, prefix: str, scenarios: str | None = None
+) -> pd.DataFrame:
     """``frame`` with ``<prefix>_low`` / ``<prefix>_high`` Wilson bounds for columns k / n
-    (:func:`wilson_interval`); an empty denominator gives NaN bounds."""
+    (:func:`wilson_interval`); an empty denominator gives NaN bounds.
+
+    With ``scenarios`` (the column counting the scenarios behind each row), the rows also
+    name the interval (``interval_method``, ``interval_level``), and a row on fewer than
+    :data:`MIN_SCENARIOS` scenarios gets NaN bounds and a ``note``: a handful of scenarios
+    cannot carry a 95% interval for a population of them, and Wilson's own coverage falls
+    below 95% on one to a few cells.
+
+    Examples
+    --------
+    >>> frame = pd.DataFrame({"k": [3, 30], "n": [4, 40], "s": [4, 40]})
+    >>> out = with_wilson(frame, "k", "n", "rate", scenarios="s")
+    >>> out.rate_low.round(3).tolist(), out.note.tolist()[0]
+    ([nan, 0.598], 'no interval: 4 scenario(s), fewer than 10')
+    """
     counts = frame[k].to_numpy(dtype="float64")
     totals = frame[n].to_numpy(dtype="float64")
     empty = totals <= 0
@@ -51,4 +74,20 @@ def with_wilson(frame: pd.DataFrame, k: str, n: str, prefix: str) -> pd.DataFram
     low, high = wilson_interval(np.where(empty, 0.0, counts), safe)
     low = np.where(empty, np.nan, np.asarray(low, dtype="float64"))
     high = np.where(empty, np.nan, np.asarray(high, dtype="float64"))
-    return frame.assign(**{f"{prefix}_low": low, f"{prefix}_high": high})
+    if scenarios is None:
+        return frame.assign(**{f"{prefix}_low": low, f"{prefix}_high": high})
+    n_scenarios = frame[scenarios].to_numpy()
+    few = n_scenarios < MIN_SCENARIOS
+    method = WILSON_ON_COUNTS.format(n=n.removeprefix("n_"))
+    return frame.assign(
+        **{
+            f"{prefix}_low": np.where(few, np.nan, low),
+            f"{prefix}_high": np.where(few, np.nan, high),
+        },
+        interval_method=np.where(few, "", method),
+        interval_level=LEVEL,
+        note=[
+            f"no interval: {c} scenario(s), fewer than {MIN_SCENARIOS}" if f else ""
+            for f, c in zip(few, n_scenarios, strict=True)
+        ],
+    )

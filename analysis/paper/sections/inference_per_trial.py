@@ -113,7 +113,8 @@ def per_trial_inference(
     section.table(
         passk,
         f"inference-{tag}-pass-k",
-        "pass^k: mean over cells of C(c,k)/C(n,k); filtered cells left out, null trials wrong. "
+        "pass^k: mean over cells of C(c,k)/C(n,k); filtered cells left out, null trials wrong; "
+        "95% scenario-cluster bootstrap percentile interval (none on fewer than 10 scenarios). "
         + (
             f"pass^1 is mean trial accuracy and pass^{top} is {read_names(top)['pass']}."
             if top
@@ -132,10 +133,12 @@ def per_trial_inference(
     section.table(
         ranks,
         f"inference-{tag}-ranks",
-        "Rank by mean trial accuracy: scenario bootstrap marginal 95% rank intervals (one "
-        "condition alone), simultaneous 95% rank sets (every condition at once; "
-        "joint_coverage is their coverage in the resamples) and P(first), ties shared.",
+        "Rank by mean trial accuracy, scenarios resampled: marginal 95% rank sets (one "
+        "condition alone) and simultaneous 95% rank sets (every condition at once) from "
+        "studentised max-|t| bootstrap intervals of all pairwise differences, and P(first), "
+        "ties shared ('< 1/B': no resample ranked it first).",
         show_rows=40,
+        columns=reader_columns(ranks, ["p_first"]),
     )
     if ranks["rank_low"].isna().all():
         print(f"No rank figure ({tag}): {ranks['note'].iloc[0]}.")
@@ -143,7 +146,7 @@ def per_trial_inference(
         section.figure(
             rank_figure(ranks, f"Rank uncertainty ({tag}), scenario bootstrap"),
             f"inference-{tag}-ranks",
-            f"Rank by mean trial accuracy with scenario-bootstrap marginal 95% rank intervals "
+            f"Rank by mean trial accuracy with scenario-bootstrap marginal 95% rank sets "
             f"(thick) and simultaneous 95% rank sets (thin) ({tag} verdicts).",
         )
 
@@ -158,7 +161,7 @@ def per_trial_inference(
     section.table(
         pooled,
         f"inference-{tag}-pooled",
-        "Pooled quantities (Table 3 per pattern, mirror-vs-anchor gap, headline asymmetry): "
+        "Pooled quantities (Table 3 per pattern, mirror-vs-anchor gap, headline asymmetry): 95% "
         "scenario-cluster bootstrap (percentile; scenarios resampled within pattern for Table 3 "
         "and the gap, within required gate for the asymmetry; a fallback or refusal named in "
         "method and note) beside an interval on cells that ignores clustering "

@@ -87,7 +87,10 @@ def unpaired_numbers(unpaired: pd.DataFrame) -> pd.DataFrame:
     :func:`~analysis.inference.adjust_pvalues`): the difference and its 95% bounds in points;
     then how many contrasts were tested, how many intervals exclude zero, and how many
     survive Holm and Benjamini-Hochberg within their metric."""
-    note = "high minus floor, published counts, unpaired (ignores pairing and clustering)"
+    note = (
+        "high minus floor, published counts, unpaired: Miettinen-Nurminen score interval "
+        "(inverts the score test; ignores pairing and clustering)"
+    )
     rows = []
     for row in unpaired.itertuples():
         base = f"inference.reasoning.{slug(row.model)}.{row.metric}"
@@ -200,7 +203,7 @@ def paired_contrasts(section: Section, cells: pd.DataFrame, tag: str) -> None:
     section.table(
         paired,
         f"inference-{tag}-reasoning-paired",
-        "Reasoning high minus floor paired by scenario, each test built on its interval's "
+        "Reasoning high minus floor paired by scenario, each test built on its 95% interval's "
         "statistic: paired t-test and t interval (mean trial accuracy); McNemar score test "
         "and Tango's score interval (modal accuracy, over-refusal); Holm and "
         "Benjamini-Hochberg within each metric.",

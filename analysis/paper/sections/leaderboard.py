@@ -17,15 +17,17 @@ from analysis.scoring.ranking import read_names, trials_per_cell
 
 #: Table 2's Wilson column on trials, and the clustered bound beside it.
 INDEPENDENT_CI = "95% CI (trials independent)"
-CLUSTERED_CI = "clustered 95% CI, at least"
+CLUSTERED_CI = "Wilson 95% CI at the smallest design effect"
 DEFF_MIN = "design effect, at least"
 #: What the clustered bound assumes, said wherever it is shown.
 BOUND_NOTE = (
-    "the narrowest scenario-clustered interval of mean trial accuracy the published counts "
-    "allow: the Wilson interval at n / DEFF, DEFF the smallest design effect of any "
+    "the Wilson 95% interval of mean trial accuracy at n / DEFF trials, DEFF the smallest "
+    "design effect of any "
     "spread of correct trials over cells consistent with the correct trials, {pass} "
     "cells, {modal}-correct cells and cells without a decision, under upstream's modal rule "
-    "with null trials allowed anywhere it allows them (the true interval is at least this wide)"
+    "with null trials allowed anywhere it allows them. The Wilson interval at the true "
+    "design effect is at least this wide; this bounds that interval only, not every clustered "
+    "interval (a scenario bootstrap can be narrower)"
 )
 
 #: Each Table 2 rate recorded per condition: (name, numerator, denominator, description, in
@@ -179,7 +181,8 @@ def table2_caption(ranked: pd.DataFrame) -> str:
     names = read_names(trials_per_cell(ranked))
     return (
         f"Model conditions ranked by mean trial accuracy, then {names['pass']} (the paper's "
-        "Table 2)."
+        "Table 2). Each 95% CI of the release is Wilson's, treating trials (or cells) as "
+        "independent."
     )
 
 
@@ -189,7 +192,7 @@ def figure_caption(ranked: pd.DataFrame) -> str:
     return (
         f"Mean trial accuracy (circles) and {names['pass']} (squares) per published "
         "condition, with Wilson 95% intervals treating trials (or cells) as independent, and "
-        "behind each mean trial accuracy the light band of its clustered bound: "
+        "behind each mean trial accuracy the light band of "
         + BOUND_NOTE.format(**names)
         + "; ranked as in Table 2."
     )
@@ -201,8 +204,8 @@ def leaderboard_figure(
     """Mean trial accuracy and pass5 per condition with Wilson 95% intervals, in Table 2's
     order, with the degenerate gates' modal accuracy as vertical lines (beyond
     ``analysis.paper.figures.FIGURE_ROWS`` conditions, the first and the last); with ``bounds``
-    (:func:`clustered_bounds`), each mean trial accuracy's narrowest clustered interval as a
-    light band behind its Wilson interval."""
+    (:func:`clustered_bounds`), each mean trial accuracy's Wilson interval at its smallest
+    design effect as a light band behind its Wilson interval on trials."""
     names = read_names(trials_per_cell(ranked))
     rated, shown = first_and_last(with_rates(ranked))
     fig, ax = plt.subplots(figsize=(6.4, 0.22 * len(rated) + 1.4))
@@ -218,7 +221,7 @@ def leaderboard_figure(
             color=PAIR[0],
             alpha=0.3,
             lw=5,
-            label="mean trial accuracy, clustered 95% CI (at least this wide)",
+            label="mean trial accuracy, Wilson 95% CI at the smallest design effect allowed",
         )
     ax.errorbar(
         100 * rated.mean_trial_accuracy,
@@ -262,8 +265,8 @@ def leaderboard_figure(
 
 
 def clustered_bounds(ranked: pd.DataFrame) -> pd.DataFrame:
-    """Per condition of Table 2, in its order: the smallest design effect and narrowest
-    clustered interval its counts allow (:func:`analysis.inference.design_bound.
+    """Per condition of Table 2, in its order: the smallest design effect its counts allow
+    and the Wilson interval at it (:func:`analysis.inference.design_bound.
     design_effect_bound`, null trials allowed), with ``rank`` and the smaller bound's
     companion under no null trials (``design_effect_min_no_nulls``)."""
     m = trials_per_cell(ranked)
@@ -299,30 +302,49 @@ def with_clustered_columns(table: pd.DataFrame, bounds: pd.DataFrame) -> pd.Data
 def bound_caption(ranked: pd.DataFrame) -> str:
     """What Table 2's clustered column is, by the release's reads."""
     names = read_names(trials_per_cell(ranked))
-    return "Clustered 95% CI: " + BOUND_NOTE.format(**names) + "."
+    return f"{CLUSTERED_CI}: " + BOUND_NOTE.format(**names) + "."
 
 
-def overlapping_neighbours(bounds: pd.DataFrame) -> list[tuple[str, str]]:
-    """Adjacent conditions of Table 2 (rank r and r + 1) whose clustered bounds overlap."""
-    rows = bounds.sort_values("rank").reset_index(drop=True)
-    return [
-        (rows.condition[i], rows.condition[i + 1])
-        for i in range(len(rows) - 1)
-        if rows.ci_low[i] <= rows.ci_high[i + 1] and rows.ci_low[i + 1] <= rows.ci_high[i]
-    ]
+def separation_tests(bounds: pd.DataFrame) -> pd.DataFrame:
+    """Which conditions of Table 2 a test separates at the least clustering the counts allow:
+    the Miettinen-Nurminen score test (:func:`analysis.inference.two_proportions.
+    score_difference`) on each condition's trials counted as n / DEFF (``n_effective``, DEFF
+    its smallest design effect), for the leader against every other condition (``family``
+    ``leader``) and for each pair of adjacent ranks (``adjacent``), Holm within each family.
+    More clustering only shrinks n / DEFF and raises p, so a pair not separated here cannot be
+    told apart under any clustering the counts allow; a separated pair may not stay so."""
+    from statsmodels.stats.multitest import multipletests
 
+    from analysis.inference.two_proportions import score_difference
 
-def overlapping_leader(bounds: pd.DataFrame) -> list[str]:
-    """The conditions after the leader whose clustered bound overlaps the leader's."""
-    rows = bounds.sort_values("rank").reset_index(drop=True)
-    if rows.empty or pd.isna(rows.ci_low[0]):
-        return []
-    low, high = rows.ci_low[0], rows.ci_high[0]
-    return [
-        r.condition
-        for r in rows.iloc[1:].itertuples()
-        if pd.notna(r.ci_low) and r.ci_low <= high and low <= r.ci_high
-    ]
+    rows = bounds.dropna(subset=["n_effective"]).sort_values("rank").reset_index(drop=True)
+    columns = ["family", "first", "second", "rank_first", "rank_second", "p", "p_holm"]
+    if len(rows) < 2:
+        return pd.DataFrame(columns=[*columns, "separated"])
+    n, k = rows.n_effective.to_numpy(), (rows.estimate * rows.n_effective).to_numpy()
+    tests = []
+    for family, pairs in (
+        ("leader", [(0, j) for j in range(1, len(rows))]),
+        ("adjacent", [(i, i + 1) for i in range(len(rows) - 1)]),
+    ):
+        a, b = (list(x) for x in zip(*pairs, strict=True))
+        p = score_difference(k[a], n[a], k[b], n[b])[0]
+        holm = multipletests(p, method="holm")[1]
+        tests += [
+            dict(zip(columns, row, strict=True))
+            for row in zip(
+                [family] * len(a),
+                rows.condition[a],
+                rows.condition[b],
+                rows["rank"][a],
+                rows["rank"][b],
+                p,
+                holm,
+                strict=True,
+            )
+        ]
+    out = pd.DataFrame(tests)
+    return out.assign(separated=out.p_holm < 0.05)
 
 
 def _rank_ranges(ranks: list[int]) -> str:
@@ -337,40 +359,48 @@ def _rank_ranges(ranks: list[int]) -> str:
 
 
 def separation_text(bounds: pd.DataFrame) -> str:
-    """Which leading and adjacent ranks the clustered bounds cannot separate (the shorter
-    list named: the overlapping pairs, or the separated ones when most overlap)."""
+    """Which leading and adjacent ranks a test cannot separate even at the least clustering
+    the counts allow (:func:`separation_tests`; the shorter list of adjacent pairs named: the
+    unseparated ones, or the separated ones when most are not)."""
     if bounds.empty or bounds.ci_low.isna().all():
         return "No condition has a clustered bound: Table 2's ranks stand on the Wilson column."
-    rank_of = dict(zip(bounds.condition, bounds["rank"], strict=True))
+    tests = separation_tests(bounds)
     leader = bounds.sort_values("rank").condition.iloc[0]
-    with_leader = [rank_of[c] for c in overlapping_leader(bounds)]
-    overlapping = overlapping_neighbours(bounds)
-    pairs = len(bounds) - 1
-    if len(overlapping) * 2 > pairs:
-        kept = {rank_of[a] for a, _ in overlapping}
-        separated = [r for r in range(1, pairs + 1) if r not in kept]
+    with_leader = tests.loc[tests.family == "leader"]
+    adjacent = tests.loc[tests.family == "adjacent"]
+    kept = with_leader.loc[~with_leader.separated, "rank_second"].astype(int).tolist()
+    apart = with_leader.loc[with_leader.separated, "rank_second"].astype(int).tolist()
+    open_pairs = adjacent.loc[~adjacent.separated]
+    if len(open_pairs) * 2 > len(adjacent):
+        ordered = adjacent.loc[adjacent.separated]
         named = "separated: " + (
-            ", ".join(f"{r} / {r + 1}" for r in separated) if separated else "none"
+            ", ".join(f"{r.rank_first} / {r.rank_second}" for r in ordered.itertuples()) or "none"
         )
     else:
-        named = "overlapping: " + (
-            ", ".join(f"{rank_of[a]} / {rank_of[b]}" for a, b in overlapping) or "none"
+        named = "not separated: " + (
+            ", ".join(f"{r.rank_first} / {r.rank_second}" for r in open_pairs.itertuples())
+            or "none"
         )
     return (
-        f"The leader's clustered interval, at its narrowest, overlaps those of ranks "
-        f"{_rank_ranges(with_leader) or 'none'} ({len(with_leader)} of {pairs} conditions), "
-        f"so none of them can be told apart from {leader} on Table 2's counts. Of the {pairs} "
-        f"pairs of adjacent ranks, {len(overlapping)} have overlapping intervals and cannot be "
-        f"ordered ({named}). Overlap is read from the narrowest intervals the counts allow; "
-        "ordering two conditions needs their paired per-scenario verdicts."
+        "Tested at the least clustering the counts allow (each condition's trials counted as "
+        "n / DEFF, DEFF its smallest design effect; a two-proportion score test, Holm over the "
+        f"{len(with_leader)} comparisons with the leader), ranks "
+        f"{_rank_ranges(kept) or 'none'} ({len(kept)} of {len(with_leader)} conditions) are not "
+        f"separated from {leader}: they cannot be told apart from it on Table 2's counts, as "
+        "more clustering only raises p. Ranks "
+        f"{_rank_ranges(apart) or 'none'} are separated at that least clustering, which more "
+        f"clustering could undo. Of the {len(adjacent)} pairs of adjacent ranks (Holm over "
+        f"them), {len(open_pairs)} are not separated and cannot be ordered ({named}). The counts "
+        "do not carry the pairing by scenario: a paired test on per-scenario verdicts could "
+        "separate more."
     )
 
 
 def bound_numbers(bounds: pd.DataFrame, ranked: pd.DataFrame) -> pd.DataFrame:
     """``table2.<condition>.mean_trial_accuracy_clustered_low`` / ``_high`` beside
     ``mean_trial_accuracy_wilson_low`` / ``_high`` (trials independent) and
-    ``.design_effect_min`` (and ``_no_nulls``) per condition, and how many conditions overlap
-    the leader and how many adjacent pairs overlap."""
+    ``.design_effect_min`` (and ``_no_nulls``) per condition, and how many conditions and
+    adjacent pairs :func:`separation_tests` does not separate."""
     names = read_names(trials_per_cell(ranked))
     note = BOUND_NOTE.format(**names)
     rows = []
@@ -420,19 +450,21 @@ def bound_numbers(bounds: pd.DataFrame, ranked: pd.DataFrame) -> pd.DataFrame:
                 digits=2,
             ),
         ]
-    if len(bounds) and bounds.ci_low.notna().any():
+    tests = separation_tests(bounds) if len(bounds) else pd.DataFrame()
+    if len(tests):
+        least = "at the least clustering the counts allow (score test at n / DEFF, Holm)"
         rows += [
             value_number(
-                "leaderboard.clustered.overlapping_leader",
-                len(overlapping_leader(bounds)),
-                "conditions whose narrowest clustered interval overlaps the leader's",
+                "leaderboard.separation.not_separated_from_leader",
+                int((~tests.separated[tests.family == "leader"]).sum()),
+                f"conditions a test does not separate from the leader {least}",
                 unit="conditions",
                 digits=None,
             ),
             value_number(
-                "leaderboard.clustered.overlapping_adjacent",
-                len(overlapping_neighbours(bounds)),
-                "adjacent ranks of Table 2 whose narrowest clustered intervals overlap",
+                "leaderboard.separation.adjacent_not_separated",
+                int((~tests.separated[tests.family == "adjacent"]).sum()),
+                f"adjacent ranks of Table 2 a test does not separate {least}",
                 unit="pairs",
                 digits=None,
             ),

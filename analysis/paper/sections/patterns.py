@@ -36,8 +36,8 @@ def pattern_numbers(gradient: pd.DataFrame) -> pd.DataFrame:
 
 
 def pattern_figure(gradient: pd.DataFrame, sources: list[str]) -> plt.Figure:
-    """Modal accuracy per construction pattern with Wilson 95% intervals, one marker per
-    pool, offset so that pools do not overlap."""
+    """Modal accuracy per construction pattern with Wilson 95% intervals on cells (none on
+    fewer than 10 scenarios), one marker per pool, offset so that pools do not overlap."""
     order = list(dict.fromkeys(gradient["boundary_pattern"]))
     fig, ax = plt.subplots(figsize=(6.4, 0.35 * len(order) + 1.4))
     pools = _pools(gradient)
@@ -61,7 +61,7 @@ def pattern_figure(gradient: pd.DataFrame, sources: list[str]) -> plt.Figure:
     ax.invert_yaxis()
     percent_axis(ax)
     ax.set(
-        xlabel="Modal accuracy (Wilson 95% interval)",
+        xlabel="Modal accuracy (Wilson 95% interval on cells; none on < 10 scenarios)",
         title=stand_in_title("Modal accuracy per construction pattern", sources),
     )
     legend_below(ax)
