@@ -12,6 +12,7 @@ treats trials as independent fits only these scenarios held fixed. Fewer than
 scenarios (named in ``method``); never a zero-width interval.
 
 - :mod:`.paired`: reasoning floor against high, paired by scenario; unpaired fallback; power
+- :mod:`.detectable`: what a design can detect, and the scenarios a difference needs
 - :mod:`.clustered`: scenario-clustered intervals, ICC and design effect, pooled quantities
 - :mod:`.design_bound`: the smallest design effect published counts allow (Table 2)
 - :mod:`.multiplicity`: Holm and Benjamini-Hochberg within named families (:data:`FAMILIES`)
@@ -35,6 +36,7 @@ from analysis.inference.clustered import (
     trial_rows,
 )
 from analysis.inference.design_bound import design_effect_bound, least_clustered_counts
+from analysis.inference.detectable import detectable_effect, scenarios_needed
 from analysis.inference.difficulty import pattern_difficulty
 from analysis.inference.multiplicity import FAMILIES, adjust_pvalues
 from analysis.inference.paired import (
@@ -66,6 +68,7 @@ __all__ = [
     "clustered_accuracy",
     "correlation_needed",
     "design_effect_bound",
+    "detectable_effect",
     "gee_accuracy",
     "least_clustered_counts",
     "minimum_detectable_difference",
@@ -81,6 +84,7 @@ __all__ = [
     "rank_uncertainty",
     "rank_uncertainty_from_counts",
     "reasoning_pairs_of",
+    "scenarios_needed",
     "simulate_release",
     "simultaneous_rank_sets",
     "trial_rows",
