@@ -161,7 +161,13 @@ def t_effect(n_scenarios, alpha: float = ALPHA, power: float = POWER) -> np.ndar
     high = np.ones_like(flat)
     while np.any(short := gap(high) < 0):  # doubling: n = 2 at 99% power needs about 45
         high = np.where(short, 2 * high, high)
-    effect = _bisect(gap, np.zeros_like(flat), high).reshape(n.shape)
+    if flat.size == 1:  # one root: Brent's method takes a tenth of the bisection's steps
+        from scipy.optimize import brentq
+
+        root = brentq(lambda e: gap(np.array([e]))[0], 0.0, high[0], xtol=1e-14, rtol=1e-14)
+        effect = np.full(n.shape, root)
+    else:
+        effect = _bisect(gap, np.zeros_like(flat), high).reshape(n.shape)
     return float(effect) if effect.ndim == 0 else effect
 
 
