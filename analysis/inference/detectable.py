@@ -158,16 +158,20 @@ def t_effect(n_scenarios, alpha: float = ALPHA, power: float = POWER) -> np.ndar
     def gap(effect: np.ndarray) -> np.ndarray:
         return t_power(effect, flat, alpha) - power
 
-    high = np.ones_like(flat)
-    while np.any(short := gap(high) < 0):  # doubling: n = 2 at 99% power needs about 45
-        high = np.where(short, 2 * high, high)
+    # The z-test's effect is below the t-test's (its power is higher at any effect): from
+    # there, widen by half until the power is reached (n = 2 at 99% power needs about 23).
+    low = (stats.norm.isf(alpha / 2) + stats.norm.ppf(power)) / np.sqrt(flat)
+    low = np.where(gap(low) < 0, low, 0.0)
+    high = 1.25 * np.maximum(low, 1e-3)
+    while np.any(short := gap(high) < 0):
+        high = np.where(short, 1.5 * high, high)
     if flat.size == 1:  # one root: Brent's method takes a tenth of the bisection's steps
         from scipy.optimize import brentq
 
-        root = brentq(lambda e: gap(np.array([e]))[0], 0.0, high[0], xtol=1e-14, rtol=1e-14)
+        root = brentq(lambda e: gap(np.array([e]))[0], low[0], high[0], xtol=1e-14, rtol=1e-14)
         effect = np.full(n.shape, root)
     else:
-        effect = _bisect(gap, np.zeros_like(flat), high).reshape(n.shape)
+        effect = _bisect(gap, low, high).reshape(n.shape)
     return float(effect) if effect.ndim == 0 else effect
 
 
@@ -380,9 +384,15 @@ def _mdd_curve(comparison: str, n: np.ndarray, design: dict) -> np.ndarray:
     return np.atleast_1d(t_effect(n, alpha, power)) * sd
 
 
-def _fewest(comparison: str, difference: float, design: dict) -> float:
-    """The fewest scenarios whose MDD is at most ``difference`` (the MDD falls as the
-    scenarios grow); NaN beyond :data:`MAX_SCENARIOS` or where no number does."""
+def fewest(comparison: str, difference: float, design: dict) -> float:
+    """The fewest scenarios at which ``comparison``'s MDD is at most ``difference`` on
+    ``design`` (:func:`scenarios_needed`'s arguments but the difference; the MDD falls as the
+    scenarios grow); NaN beyond :data:`MAX_SCENARIOS` or where no number does, as for a
+    paired difference beyond the discordance or one below a rate of 0."""
+    if (comparison == PAIRED and difference > design["discordance"]) or (
+        comparison == UNPAIRED and difference >= design["rate"]
+    ):
+        return np.nan
     high = 2
     while True:
         mdd = _mdd_curve(comparison, np.array([high]), design)[0]
@@ -453,7 +463,7 @@ def scenarios_needed(
     detectable_effect(2, **design)  # the design checked once, naming a bad argument
     rows = []
     for comparison in COMPARISONS:
-        n = _fewest(comparison, difference, design)
+        n = fewest(comparison, difference, design)
         at = int(n) if np.isfinite(n) else 2
         row = detectable_effect(at, **design).set_index("comparison").loc[comparison]
         rows.append({**row.to_dict(), "comparison": comparison, "scenarios_needed": n})

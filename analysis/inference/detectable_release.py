@@ -25,7 +25,7 @@ from analysis.inference.detectable import (
     ALPHA,
     POWER,
     UNPAIRED,
-    scenarios_needed,
+    fewest,
     unpaired_mdd,
 )
 from analysis.scoring.ranking import rank_conditions, trials_per_cell
@@ -224,10 +224,8 @@ def rank_gaps(
         gap = p_up - p_low
         needed = np.nan
         if i < needed_for and np.isfinite(rate) and 0 < gap < 1:
-            table = scenarios_needed(
-                gap, m, pair_icc, rate=rate, alpha=alpha, power=power
-            ).set_index("comparison")
-            needed = table.loc[UNPAIRED, "scenarios_needed"]
+            design = {"trials_per_cell": m, "icc": pair_icc, "rate": rate}
+            needed = fewest(UNPAIRED, gap, {**design, "alpha": alpha, "power": power})
         rows.append(
             {
                 "rank": i + 1,

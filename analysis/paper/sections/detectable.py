@@ -98,12 +98,20 @@ def detectable_numbers(
                 unit="points",
             )
         )
+    rows.append(
+        value_number(
+            "detect.needed.difference",
+            100 * TARGET_DIFFERENCE,
+            "the difference the scenarios needed are stated for",
+            unit="points",
+        )
+    )
     for row in needed.itertuples():
         found = row.scenarios_needed
         rows.append(
             value_number(
                 f"detect.needed.{SHORT[row.comparison]}",
-                int(found) if np.isfinite(found) else "none",
+                int(found) if np.isfinite(found) else "no number of",
                 f"scenarios needed to detect {100 * TARGET_DIFFERENCE:g} points, "
                 f"{row.comparison}, {level}, at the release's trials, ICC and rates",
                 unit="scenarios",
@@ -129,11 +137,8 @@ def detectable_numbers(
             ),
         ]  # fmt: skip
         lead = gaps.iloc[0]
-        needed_lead = lead["scenarios_needed"]
-        if np.isfinite(needed_lead):
-            needed_lead = int(needed_lead)
-        else:
-            needed_lead = "none (the two tie)" if not lead["gap"] > 0 else "none"
+        found = lead["scenarios_needed"]  # none for a tie, or a gap beyond every design
+        needed_lead = int(found) if np.isfinite(found) else "no number of"
         rows += [
             value_number(
                 "detect.leader.gap", _points(lead["gap"]),
