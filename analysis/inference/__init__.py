@@ -13,6 +13,7 @@ scenarios (named in ``method``); never a zero-width interval.
 
 - :mod:`.paired`: reasoning floor against high, paired by scenario; unpaired fallback; power
 - :mod:`.detectable`: what a design can detect, and the scenarios a difference needs
+- :mod:`.detectable_release`: a release's design, and Table 2's adjacent gaps against it
 - :mod:`.clustered`: scenario-clustered intervals, ICC and design effect, pooled quantities
 - :mod:`.design_bound`: the smallest design effect published counts allow (Table 2)
 - :mod:`.multiplicity`: Holm and Benjamini-Hochberg within named families (:data:`FAMILIES`)
@@ -37,6 +38,7 @@ from analysis.inference.clustered import (
 )
 from analysis.inference.design_bound import design_effect_bound, least_clustered_counts
 from analysis.inference.detectable import detectable_effect, scenarios_needed
+from analysis.inference.detectable_release import rank_gaps, release_design
 from analysis.inference.difficulty import pattern_difficulty
 from analysis.inference.multiplicity import FAMILIES, adjust_pvalues
 from analysis.inference.paired import (
@@ -81,9 +83,11 @@ __all__ = [
     "pooled_mirror_gap",
     "pooled_pattern_accuracy",
     "power_table",
+    "rank_gaps",
     "rank_uncertainty",
     "rank_uncertainty_from_counts",
     "reasoning_pairs_of",
+    "release_design",
     "scenarios_needed",
     "simulate_release",
     "simultaneous_rank_sets",
