@@ -123,7 +123,7 @@ def test_detectable_effect_and_its_inverse_at_every_size_from_2_to_1000():
 def test_a_difference_beyond_the_discordance_needs_no_number_of_scenarios():
     needed = inf.scenarios_needed(0.3, **{**DESIGN, "discordance": 0.2})
     row = needed.set_index("comparison").loc[PAIRED]
-    assert np.isnan(row["scenarios_needed"]) and np.isnan(row["mdd"])
+    assert pd.isna(row["scenarios_needed"]) and np.isnan(row["mdd"])
 
 
 def test_the_table_names_its_comparisons_design_and_methods():

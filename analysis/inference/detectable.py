@@ -439,7 +439,7 @@ def scenarios_needed(
     -------
     DataFrame
         :func:`detectable_effect`'s columns at the scenarios found, with ``difference`` and
-        ``scenarios_needed`` (NaN where no number of scenarios up to
+        ``scenarios_needed`` (a whole number; missing where no number of scenarios up to
         :data:`MAX_SCENARIOS` does, as for a paired difference beyond the discordance).
 
     Examples
@@ -470,4 +470,5 @@ def scenarios_needed(
         if not np.isfinite(n):
             rows[-1].update(n_scenarios=np.nan, mdd=np.nan)
     frame = pd.DataFrame(rows).assign(difference=difference)
+    frame["scenarios_needed"] = frame["scenarios_needed"].astype("Int64")
     return frame.reindex(columns=[*COLUMNS, "difference", "scenarios_needed"])

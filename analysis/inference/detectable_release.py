@@ -241,4 +241,6 @@ def rank_gaps(
                 "method": f"two-proportion test at n / DEFF, ICC: {basis}",
             }
         )
-    return pd.DataFrame(rows, columns=columns)
+    frame = pd.DataFrame(rows, columns=columns)
+    frame["scenarios_needed"] = frame["scenarios_needed"].astype("Int64")
+    return frame

@@ -44,11 +44,25 @@ FIELDS = {
 CURVE = np.unique(np.geomspace(10, 5000, 60).round().astype(int))
 
 
+def _shown(field: str, value: float) -> str:
+    """A design value as the design table shows it (a share in percent)."""
+    unit, digits, _ = FIELDS[field]
+    if digits is None:
+        return str(int(value))
+    return f"{100 * value:.{digits}f}%" if unit == "%" else f"{value:.{digits}f}"
+
+
 def design_table(design: dict, basis: dict) -> pd.DataFrame:
-    """The design, one row per field: its value and where it comes from."""
+    """The design, one row per field: its value (as text, each at its own precision) and
+    where it comes from."""
     return pd.DataFrame(
         [
-            {"field": field, "value": design[field], "what": FIELDS[field][2], "from": basis[field]}
+            {
+                "field": field,
+                "value": _shown(field, design[field]),
+                "what": FIELDS[field][2],
+                "from": basis[field],
+            }
             for field in DESIGN_FIELDS
         ]
     )
@@ -111,7 +125,7 @@ def detectable_numbers(
         rows.append(
             value_number(
                 f"detect.needed.{SHORT[row.comparison]}",
-                int(found) if np.isfinite(found) else "no number of",
+                int(found) if pd.notna(found) else "no number of",
                 f"scenarios needed to detect {100 * TARGET_DIFFERENCE:g} points, "
                 f"{row.comparison}, {level}, at the release's trials, ICC and rates",
                 unit="scenarios",
@@ -138,7 +152,7 @@ def detectable_numbers(
         ]  # fmt: skip
         lead = gaps.iloc[0]
         found = lead["scenarios_needed"]  # none for a tie, or a gap beyond every design
-        needed_lead = int(found) if np.isfinite(found) else "no number of"
+        needed_lead = int(found) if pd.notna(found) else "no number of"
         rows += [
             value_number(
                 "detect.leader.gap", _points(lead["gap"]),
