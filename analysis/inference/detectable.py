@@ -446,9 +446,9 @@ def scenarios_needed(
     --------
     >>> table = scenarios_needed(0.05, 5, icc=0.3, discordance=0.2, rate=0.9, gate_rate=0.6)
     >>> table[["comparison", "scenarios_needed"]].to_dict("records")
-    [{'comparison': 'reasoning floor vs high (paired by scenario)', 'scenarios_needed': 626.0},
-     {'comparison': 'two Table 2 conditions (unpaired, from counts)', 'scenarios_needed': 300.0},
-     {'comparison': 'condition vs reference gate (paired by scenario)', 'scenarios_needed': 880.0}]
+    [{'comparison': 'reasoning floor vs high (paired by scenario)', 'scenarios_needed': 626},
+     {'comparison': 'two Table 2 conditions (unpaired, from counts)', 'scenarios_needed': 300},
+     {'comparison': 'condition vs reference gate (paired by scenario)', 'scenarios_needed': 880}]
     """
     difference = _check("difference", difference, 0, 1)
     design = {
