@@ -314,3 +314,23 @@ def test_the_design_of_the_release(conditions, scenarios):
     gaps = rank_gaps(conditions)
     assert (gaps["gap"] >= 0).all() and len(gaps) == len(conditions) - 1
     assert gaps["resolvable"].eq(gaps["gap"] >= gaps["mdd"]).all()
+
+
+def test_published_per_trial_verdicts_give_the_icc_and_the_discordance():
+    from analysis.inference.simulate import simulated_cells
+
+    cells, _ = simulated_cells(n_models=3, n_scenarios=40, seed=2)
+    cells["source"] = "published"
+    conditions = analysis.condition_scores(cells)
+    design, basis = release_design(conditions, cells)
+    iccs = [
+        inf.anova_icc(part["n_correct"].to_numpy(), part["n_trials"].to_numpy())[0]
+        for _, part in cells.groupby("condition", observed=True)
+    ]
+    assert design["icc"] == pytest.approx(float(np.clip(np.median(iccs), 0, 0.99)))
+    assert "per-trial" in basis["icc"]
+    paired = inf.paired_binary_difference(cells, "modal_accuracy")
+    assert design["discordance"] == pytest.approx(paired["discordance"].median())
+    assert basis["discordance"].startswith("median observed")
+    gaps = rank_gaps(conditions, cells)
+    assert len(gaps) == len(conditions) - 1 and gaps["mdd"].notna().all()

@@ -40,6 +40,11 @@ def _inside(rate: float, n: float) -> float:
     return float(min(max(rate, half), 1 - half))
 
 
+def _name(conditions: pd.DataFrame) -> str:
+    """The column naming a condition: ``label`` when present, else ``condition``."""
+    return "label" if "label" in conditions.columns else "condition"
+
+
 def _published(cells: pd.DataFrame | None) -> pd.DataFrame | None:
     if cells is None or cells.empty:
         return None
@@ -65,7 +70,7 @@ def condition_iccs(
         bound = design_effect_bound(conditions, m) if m > 1 else pd.DataFrame()
         values = dict(zip(bound.get("condition", []), bound.get("icc_min", []), strict=True))
         basis = "the smallest ICC the published counts allow (a lower bound)"
-    labels = conditions["label" if "label" in conditions.columns else "condition"].astype(str)
+    labels = conditions[_name(conditions)].astype(str)
     icc = pd.Series([values.get(label, np.nan) for label in labels], index=labels, dtype=float)
     return icc.clip(lower=0.0, upper=0.99), basis
 
@@ -164,7 +169,7 @@ def release_design(
         if icc.notna().any()
         else "none estimable: 0 assumed (no clustering)",
         "discordance": discordance_basis,
-        "rate": f"mean trial accuracy of the leader, {leader['label']}",
+        "rate": f"mean trial accuracy of the leader, {leader[_name(conditions)]}",
         "gate_rate": gate_basis,
     }
     return design, basis
@@ -218,7 +223,8 @@ def rank_gaps(
         upper, lower = ranked.iloc[i], ranked.iloc[i + 1]
         p_up = upper["n_trials_correct"] / upper["n_trials"] if upper["n_trials"] else np.nan
         p_low = lower["n_trials_correct"] / lower["n_trials"] if lower["n_trials"] else np.nan
-        pair_icc = float(max(icc.get(upper["label"], 0.0), icc.get(lower["label"], 0.0)))
+        up_name, low_name = str(upper[_name(ranked)]), str(lower[_name(ranked)])
+        pair_icc = float(max(icc.get(up_name, 0.0), icc.get(low_name, 0.0)))
         rate = _inside(p_up, upper["n_trials"]) if np.isfinite(p_up) else np.nan
         mdd = unpaired_mdd(n, m, pair_icc, rate, alpha, power) if np.isfinite(rate) else np.nan
         gap = p_up - p_low
@@ -229,8 +235,8 @@ def rank_gaps(
         rows.append(
             {
                 "rank": i + 1,
-                "upper": upper["label"],
-                "lower": lower["label"],
+                "upper": up_name,
+                "lower": low_name,
                 "upper_rate": p_up,
                 "lower_rate": p_low,
                 "gap": gap,
