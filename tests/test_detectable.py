@@ -223,6 +223,21 @@ def test_the_gate_mdd_has_its_power_in_simulated_releases():
     assert abs((p < 0.05).mean() - 0.8) < TOLERANCE
 
 
+@pytest.mark.parametrize(
+    "design",
+    [
+        dict(n_scenarios=40, trials_per_cell=3, icc=0.0, discordance=0.4, rate=0.7),
+        dict(n_scenarios=250, trials_per_cell=10, icc=0.5, discordance=0.15, rate=0.92),
+    ],
+)
+def test_simulated_power_meets_the_nominal_at_other_designs(design):
+    from analysis.inference.detectable_power import simulated_power
+
+    table = simulated_power(**design, draws=DRAWS, seed=7)
+    assert table["power_achieved"].notna().all()
+    assert ((table["power_achieved"] - 0.8).abs() < TOLERANCE).all(), table
+
+
 # ---- the release's design -----------------------------------------------------------------
 
 
