@@ -17,6 +17,7 @@ from analysis.inference.detectable import (
     COMPARISONS,
     GATE,
     PAIRED,
+    UNPAIRED,
     mcnemar_mdd,
     t_effect,
     t_power,
@@ -349,3 +350,24 @@ def test_published_per_trial_verdicts_give_the_icc_and_the_discordance():
     assert basis["discordance"].startswith("median observed")
     gaps = rank_gaps(conditions, cells)
     assert len(gaps) == len(conditions) - 1 and gaps["mdd"].notna().all()
+
+
+def inverts(sizes) -> None:
+    from analysis.inference.detectable import fewest
+
+    design = {**DESIGN, "alpha": 0.05, "power": 0.8}
+    paired = mcnemar_mdd(N, DESIGN["discordance"])
+    unpaired = unpaired_mdd(N, 5, DESIGN["icc"], DESIGN["rate"])
+    for n in sizes:
+        assert fewest(UNPAIRED, float(unpaired[n - 2]) * (1 + 1e-9), design) == n
+        if np.isfinite(paired[n - 2]):
+            assert fewest(PAIRED, float(paired[n - 2]) * (1 + 1e-9), design) == n
+
+
+def test_scenarios_needed_inverts_the_mdd_across_2_to_1000():
+    inverts([2, 3, 37, 38, 120, 333, 998, 1000])
+
+
+@pytest.mark.slow  # about 30 s
+def test_scenarios_needed_inverts_the_mdd_at_every_53rd_size_and_the_array_sizes():
+    inverts(sorted({*range(2, 1001, 53), *ARRAY_SIZES}))
