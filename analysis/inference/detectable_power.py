@@ -79,6 +79,7 @@ def simulated_power(
     draws : int
         Simulated releases per comparison.
     seed : int
+        Seeds the draws.
 
     Returns
     -------
