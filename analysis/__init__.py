@@ -52,6 +52,9 @@ _HOMES: dict[str, str] = {
     "browse": "analysis.exploring.interactive_table",
     # intervals
     "wilson_interval": "analysis.scoring.intervals",
+    # what a release can detect, and the scenarios a difference needs
+    "detectable_effect": "analysis.inference.detectable",
+    "scenarios_needed": "analysis.inference.detectable",
     # two releases side by side (make compare)
     "compare_releases": "analysis.compare",
     # a notebook section: its inputs, output writer and recorded numbers in one call

@@ -496,8 +496,8 @@ def test_notebooks_startlongest_first(tmp_path: Path) -> None:
     notebooks = default_notebooks()
     # never timed: the sections reading per-trial verdicts and conditions first
     order = [nb.stem for nb in longest_first(notebooks, tmp_path)]
-    assert order[:3] == ["10-inference", "07-stability", "02-leaderboard"]
-    assert set(order[3:6]) == {"05-patterns", "06-mirrors", "08-sensitivity"}
+    assert order[:4] == ["11-detectable", "10-inference", "07-stability", "02-leaderboard"]
+    assert set(order[4:7]) == {"05-patterns", "06-mirrors", "08-sensitivity"}
     assert order[-2:] == ["09-labels", "01-corpus"]
     # timed: by the seconds the last build took, a notebook never timed before them
     seconds = {nb.name: {"seconds": float(n)} for n, nb in enumerate(notebooks[1:])}

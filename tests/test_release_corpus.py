@@ -219,3 +219,19 @@ def test_an_upstream_made_release_of_another_corpus_without_the_optional_parts_b
         "the build (analysis.paper.claims)",
     }
     assert shown_warnings(tmp_path / "paper") == []
+
+
+@pytest.mark.slow
+def test_what_the_release_can_detect_is_built_from_its_own_design(corpus):
+    """The release of another corpus has its own number of scenarios and publishes per-trial
+    verdicts: the design and the detectable differences are its own."""
+    root, conditions, ids, _ = corpus
+    numbers = _document(root)["numbers"]
+    assert numbers["detect.design.n_scenarios"]["value"] == len(ids)
+    assert numbers["detect.design.trials_per_cell"]["value"] == 5
+    assert numbers["detect.ranks.pairs"]["value"] == len(conditions) - 1
+    for comparison in ("paired", "unpaired", "gate"):
+        assert numbers[f"detect.mdd.{comparison}"]["unit"] == "points"
+    with (root / "paper" / "tables" / "detectable-design.csv").open() as handle:
+        basis = {row["field"]: row["from"] for row in csv.DictReader(handle)}
+    assert "per-trial" in basis["icc"]

@@ -13,6 +13,9 @@ scenarios (named in ``method``); never a zero-width interval.
 
 - :mod:`.paired`: reasoning floor against high, paired by scenario; unpaired fallback; power
 - :mod:`.two_proportions`: the two-proportion score test and the interval inverting it
+- :mod:`.detectable`: what a design can detect, and the scenarios a difference needs
+- :mod:`.detectable_release`: a release's design, and Table 2's adjacent gaps against it
+- :mod:`.detectable_power`: the power each detectable difference achieves in simulated releases
 - :mod:`.clustered`: scenario-clustered intervals, ICC and design effect, pooled quantities
 - :mod:`.design_bound`: the smallest design effect published counts allow (Table 2)
 - :mod:`.multiplicity`: Holm and Benjamini-Hochberg within named families (:data:`FAMILIES`)
@@ -36,6 +39,9 @@ from analysis.inference.clustered import (
     trial_rows,
 )
 from analysis.inference.design_bound import design_effect_bound, least_clustered_counts
+from analysis.inference.detectable import detectable_effect, scenarios_needed
+from analysis.inference.detectable_power import simulated_power
+from analysis.inference.detectable_release import rank_gaps, release_design
 from analysis.inference.difficulty import pattern_difficulty
 from analysis.inference.multiplicity import FAMILIES, adjust_pvalues
 from analysis.inference.paired import (
@@ -68,6 +74,7 @@ __all__ = [
     "clustered_accuracy",
     "correlation_needed",
     "design_effect_bound",
+    "detectable_effect",
     "gee_accuracy",
     "least_clustered_counts",
     "minimum_detectable_difference",
@@ -80,11 +87,15 @@ __all__ = [
     "pooled_mirror_gap",
     "pooled_pattern_accuracy",
     "power_table",
+    "rank_gaps",
     "rank_uncertainty",
     "rank_uncertainty_from_counts",
     "reasoning_pairs_of",
     "score_difference",
+    "release_design",
+    "scenarios_needed",
     "simulate_release",
+    "simulated_power",
     "simultaneous_rank_sets",
     "trial_rows",
     "unpaired_reasoning",

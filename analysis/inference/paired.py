@@ -3,8 +3,6 @@ from published counts (labelled as ignoring pairing and clustering)."""
 
 from __future__ import annotations
 
-import functools
-
 import numpy as np
 import pandas as pd
 from scipy import stats
@@ -21,6 +19,7 @@ from analysis.inference._arrays import (
     ratio,
 )
 from analysis.inference.two_proportions import SCORE_METHOD, SCORE_TEST, score_difference
+from analysis.inference.detectable import mcnemar_mdd, t_effect
 from analysis.scoring.leaderboard import floor_and_high, reasoning_level
 from analysis.scoring.metrics import reasoning_contrasts
 
@@ -403,15 +402,6 @@ def unpaired_reasoning(conditions: pd.DataFrame) -> pd.DataFrame:
     return _frame(rows)
 
 
-@functools.lru_cache(maxsize=64)
-def _paired_t_effect(n_pairs: int, alpha: float, power: float) -> float:
-    """The paired t-test's detectable standardised effect (statsmodels; solved once per
-    number of pairs, as every contrast of one release shares it)."""
-    from statsmodels.stats.power import TTestPower
-
-    return float(TTestPower().solve_power(nobs=n_pairs, alpha=alpha, power=power))
-
-
 def minimum_detectable_difference(
     n_pairs: int,
     *,
@@ -424,8 +414,10 @@ def minimum_detectable_difference(
 
     With ``discordance`` (share of discordant pairs, binary outcomes): Connor's normal
     approximation to McNemar's test, n = (z_a sqrt(psi) + z_b sqrt(psi - d^2))^2 / d^2,
-    solved for d. With ``sd_diff`` (continuous per-scenario differences): the paired t-test's
-    detectable effect size (statsmodels) times ``sd_diff``.
+    solved for d (:func:`analysis.inference.detectable.mcnemar_mdd`). With ``sd_diff``
+    (continuous per-scenario differences): the paired t-test's detectable effect size
+    (:func:`analysis.inference.detectable.t_effect`) times ``sd_diff``. NaN with fewer
+    than two pairs, no discordance, or no difference up to the discordance detectable.
 
     Examples
     --------
@@ -437,21 +429,10 @@ def minimum_detectable_difference(
     if n_pairs < 2:
         return np.nan
     if sd_diff is not None:
-        return _paired_t_effect(n_pairs, alpha, power) * float(sd_diff)
+        return t_effect(int(n_pairs), alpha, power) * float(sd_diff)
     if discordance is None or not discordance > 0:
         return np.nan
-    z_a, z_b = stats.norm.ppf(1 - alpha / 2), stats.norm.ppf(power)
-    psi = float(discordance)
-
-    def needed(d: float) -> float:
-        return (z_a * np.sqrt(psi) + z_b * np.sqrt(max(psi - d * d, 0.0))) ** 2 / d**2 - n_pairs
-
-    upper = np.sqrt(psi)
-    if needed(upper) > 0:
-        return np.nan  # not detectable even when every discordant pair goes one way
-    from scipy.optimize import brentq
-
-    return float(brentq(needed, 1e-9, upper))
+    return mcnemar_mdd(int(n_pairs), min(float(discordance), 1.0), alpha, power)
 
 
 def power_table(paired: pd.DataFrame, alpha: float = 0.05, power: float = 0.8) -> pd.DataFrame:

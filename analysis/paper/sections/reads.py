@@ -43,6 +43,7 @@ READS: dict[str, Reads] = {
     "08-sensitivity": Reads(verdicts=True),
     "09-labels": Reads(results_files=LABEL_FILES),
     "10-inference": Reads(conditions=True, verdicts=True),
+    "11-detectable": Reads(conditions=True, verdicts=True),
 }
 
 

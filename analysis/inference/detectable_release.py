@@ -1,0 +1,252 @@
+"""A release's own design, for :mod:`analysis.inference.detectable`: its scenarios, trials
+per cell, intraclass correlation, discordance, the leader's accuracy and the better
+degenerate gate's, each estimated from the release where it can be and said where it cannot;
+and the gaps between Table 2's adjacent ranks beside what the design detects.
+
+From per-trial verdicts of the published conditions (``source == "published"``) the ICC is
+the median over conditions of the ANOVA ICC of their trials
+(:func:`analysis.inference.clustered.anova_icc`) and the discordance the median over
+reasoning pairs of the observed share of discordant scenarios
+(:func:`analysis.inference.paired.paired_binary_difference`). From counts alone the ICC is
+the median of the smallest each condition's counts allow
+(:func:`analysis.inference.design_bound.design_effect_bound`), so a detectable difference
+built on it is a lower bound; the discordance is that of floor and high outcomes independent
+across scenarios, p_f (1 - p_h) + p_h (1 - p_f), the largest that gives pairing no gain.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+
+from analysis.inference.clustered import anova_icc
+from analysis.inference.design_bound import design_effect_bound
+from analysis.inference.detectable import (
+    ALPHA,
+    POWER,
+    UNPAIRED,
+    fewest,
+    unpaired_mdd,
+)
+from analysis.scoring.ranking import rank_conditions, trials_per_cell
+
+#: The design's fields, as :func:`analysis.inference.detectable.detectable_effect` takes them.
+DESIGN_FIELDS = ("n_scenarios", "trials_per_cell", "icc", "discordance", "rate", "gate_rate")
+
+
+def _inside(rate: float, n: float) -> float:
+    """``rate`` moved half a count inside (0, 1) (a design's rate cannot be 0 or 1)."""
+    half = 0.5 / max(n, 1.0)
+    return float(min(max(rate, half), 1 - half))
+
+
+def _name(conditions: pd.DataFrame) -> str:
+    """The column naming a condition: ``label`` when present, else ``condition``."""
+    return "label" if "label" in conditions.columns else "condition"
+
+
+def _published(cells: pd.DataFrame | None) -> pd.DataFrame | None:
+    if cells is None or cells.empty:
+        return None
+    mine = cells.loc[(cells["source"].astype(str) == "published").to_numpy()]
+    return None if mine.empty else mine
+
+
+def condition_iccs(
+    conditions: pd.DataFrame, cells: pd.DataFrame | None = None
+) -> tuple[pd.Series, str]:
+    """Each condition's intraclass correlation (by its label, clipped into [0, 1)) and where
+    it comes from: the ANOVA ICC of its per-trial verdicts when ``cells`` holds published
+    ones, else the smallest its counts allow (NaN where neither gives one)."""
+    m = trials_per_cell(conditions) or 1
+    published = _published(cells)
+    if published is not None:
+        values = {
+            str(label): anova_icc(part["n_correct"].to_numpy(), part["n_trials"].to_numpy())[0]
+            for label, part in published.groupby("condition", observed=True)
+        }
+        basis = "ANOVA ICC of the published per-trial verdicts"
+    else:
+        bound = design_effect_bound(conditions, m) if m > 1 else pd.DataFrame()
+        values = dict(zip(bound.get("condition", []), bound.get("icc_min", []), strict=True))
+        basis = "the smallest ICC the published counts allow (a lower bound)"
+    labels = conditions[_name(conditions)].astype(str)
+    icc = pd.Series([values.get(label, np.nan) for label in labels], index=labels, dtype=float)
+    return icc.clip(lower=0.0, upper=0.99), basis
+
+
+def _discordance(conditions: pd.DataFrame, cells: pd.DataFrame | None, n: int) -> tuple[float, str]:
+    from analysis.inference.paired import paired_binary_difference
+    from analysis.scoring.metrics import reasoning_contrasts
+
+    published = _published(cells)
+    if published is not None:
+        paired = paired_binary_difference(published, "modal_accuracy")
+        observed = paired["discordance"].dropna()
+        if len(observed) and observed.median() > 0:
+            return float(observed.median()), "median observed discordance of the reasoning pairs"
+    pairs = reasoning_contrasts(conditions) if "reasoning_level" in conditions.columns else None
+    if pairs is not None and len(pairs):
+        floor = pairs["n_modal_correct_floor"] / pairs["n_cells_floor"].clip(lower=1)
+        high = pairs["n_modal_correct_high"] / pairs["n_cells_high"].clip(lower=1)
+        independent = (floor * (1 - high) + high * (1 - floor)).median()
+        basis = "floor and high outcomes independent across scenarios (no gain from pairing)"
+    else:
+        share = conditions["n_modal_correct"].sum() / max(conditions["n_cells"].sum(), 1)
+        independent = 2 * share * (1 - share)
+        basis = "two settings' outcomes independent at the conditions' modal accuracy"
+    if not independent > 0:
+        return 1.0 / n, f"{basis}; none observed, so one scenario in {n}"
+    return float(min(independent, 1.0)), basis
+
+
+def release_design(
+    conditions: pd.DataFrame,
+    cells: pd.DataFrame | None = None,
+    scenarios: pd.DataFrame | None = None,
+) -> tuple[dict, dict]:
+    """A release's design and where each of its values comes from.
+
+    Parameters
+    ----------
+    conditions : DataFrame
+        Published condition counts (``analysis.scoring.leaderboard.load_conditions``).
+    cells : DataFrame, optional
+        Scored cells; those of ``source == "published"`` give the ICC and discordance.
+    scenarios : DataFrame, optional
+        The scenario table: the better degenerate gate's accuracy on its labels is the
+        reference gate's rate (without it, the leader's hold and proceed opportunities).
+
+    Returns
+    -------
+    (dict, dict)
+        The design (:data:`DESIGN_FIELDS`, for
+        :func:`~analysis.inference.detectable.detectable_effect`) and, per field, its basis.
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> conditions = pd.DataFrame({"label": ["a", "b"], "n_cells": [40, 40],
+    ...     "n_trials": [200, 200], "n_trials_correct": [160, 140], "n_pass5": [20, 14],
+    ...     "n_modal_correct": [33, 30], "n_hold_opportunities": [10, 10],
+    ...     "n_proceed_opportunities": [30, 30]})
+    >>> design, basis = release_design(conditions)
+    >>> design["n_scenarios"], design["trials_per_cell"], round(design["rate"], 3)
+    (40, 5, 0.8)
+    """
+    m = trials_per_cell(conditions)
+    if m is None:
+        raise ValueError("conditions: no condition has a scored cell")
+    n = int(conditions["n_cells"].max())
+    ranked = rank_conditions(conditions)
+    leader = ranked.iloc[0]
+    icc, icc_basis = condition_iccs(conditions, cells)
+    discordance, discordance_basis = _discordance(conditions, cells, n)
+    if scenarios is not None:
+        from analysis.scoring.metrics import degenerate_gates
+
+        gates = degenerate_gates(scenarios)
+        gate = float((gates["n_trials_correct"] / gates["n_trials"]).max())
+        gate_basis = "the better degenerate gate (always-hold, always-proceed) on the labels"
+    else:
+        hold = int(leader["n_hold_opportunities"])
+        decided = hold + int(leader["n_proceed_opportunities"])
+        gate = max(hold, decided - hold) / max(decided, 1)
+        gate_basis = "the better degenerate gate on the leader's decided cells"
+    median_icc = float(icc.median()) if icc.notna().any() else 0.0
+    design = {
+        "n_scenarios": n,
+        "trials_per_cell": int(m),
+        "icc": median_icc,
+        "discordance": discordance,
+        "rate": _inside(leader["n_trials_correct"] / leader["n_trials"], leader["n_trials"]),
+        "gate_rate": _inside(gate, n),
+    }
+    basis = {
+        "n_scenarios": "the most scored cells of a condition",
+        "trials_per_cell": "trials over cells of the published conditions",
+        "icc": "median over conditions of " + icc_basis
+        if icc.notna().any()
+        else "none estimable: 0 assumed (no clustering)",
+        "discordance": discordance_basis,
+        "rate": f"mean trial accuracy of the leader, {leader[_name(conditions)]}",
+        "gate_rate": gate_basis,
+    }
+    return design, basis
+
+
+def rank_gaps(
+    conditions: pd.DataFrame,
+    cells: pd.DataFrame | None = None,
+    *,
+    alpha: float = ALPHA,
+    power: float = POWER,
+    needed_for: int = 1,
+) -> pd.DataFrame:
+    """Each pair of adjacent Table 2 ranks (by mean trial accuracy): their gap, the smallest
+    gap the release could resolve at the upper one's accuracy (the unpaired comparison of
+    :func:`~analysis.inference.detectable.detectable_effect`, at the larger ICC of the two,
+    :func:`condition_iccs`), whether the gap reaches it, and for the first ``needed_for``
+    pairs the scenarios a release needs to detect their gap.
+
+    Returns
+    -------
+    DataFrame
+        ``rank, upper, lower, upper_rate, lower_rate, gap, icc, mdd, resolvable,
+        scenarios_needed, method`` (gaps and MDDs as differences of proportions).
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> conditions = pd.DataFrame({"label": ["a", "b", "c"], "n_cells": [40] * 3,
+    ...     "n_trials": [200] * 3, "n_trials_correct": [160, 140, 139],
+    ...     "n_pass5": [20, 14, 14], "n_modal_correct": [33, 30, 30],
+    ...     "n_hold_opportunities": [10] * 3, "n_proceed_opportunities": [30] * 3})
+    >>> gaps = rank_gaps(conditions)
+    >>> gaps[["upper", "lower", "gap", "resolvable"]].round(3).to_dict("records")
+    [{'upper': 'a', 'lower': 'b', 'gap': 0.1, 'resolvable': False},
+     {'upper': 'b', 'lower': 'c', 'gap': 0.005, 'resolvable': False}]
+    """
+    m = trials_per_cell(conditions)
+    columns = [
+        "rank", "upper", "lower", "upper_rate", "lower_rate", "gap", "icc", "mdd", "resolvable",
+        "scenarios_needed", "method",
+    ]  # fmt: skip
+    if m is None or len(conditions) < 2:
+        return pd.DataFrame(columns=columns)
+    ranked = rank_conditions(conditions)
+    icc, basis = condition_iccs(conditions, cells)
+    icc = icc.fillna(0.0)
+    n = int(conditions["n_cells"].max())
+    rows = []
+    for i in range(len(ranked) - 1):
+        upper, lower = ranked.iloc[i], ranked.iloc[i + 1]
+        p_up = upper["n_trials_correct"] / upper["n_trials"] if upper["n_trials"] else np.nan
+        p_low = lower["n_trials_correct"] / lower["n_trials"] if lower["n_trials"] else np.nan
+        up_name, low_name = str(upper[_name(ranked)]), str(lower[_name(ranked)])
+        pair_icc = float(max(icc.get(up_name, 0.0), icc.get(low_name, 0.0)))
+        rate = _inside(p_up, upper["n_trials"]) if np.isfinite(p_up) else np.nan
+        mdd = unpaired_mdd(n, m, pair_icc, rate, alpha, power) if np.isfinite(rate) else np.nan
+        gap = p_up - p_low
+        needed = np.nan
+        if i < needed_for and np.isfinite(rate) and 0 < gap < 1:
+            design = {"trials_per_cell": m, "icc": pair_icc, "rate": rate}
+            needed = fewest(UNPAIRED, gap, {**design, "alpha": alpha, "power": power})
+        rows.append(
+            {
+                "rank": i + 1,
+                "upper": up_name,
+                "lower": low_name,
+                "upper_rate": p_up,
+                "lower_rate": p_low,
+                "gap": gap,
+                "icc": pair_icc,
+                "mdd": mdd,
+                "resolvable": bool(gap >= mdd) if np.isfinite(mdd) else False,
+                "scenarios_needed": needed,
+                "method": f"two-proportion test at n / DEFF, ICC: {basis}",
+            }
+        )
+    frame = pd.DataFrame(rows, columns=columns)
+    frame["scenarios_needed"] = frame["scenarios_needed"].astype("Int64")
+    return frame
