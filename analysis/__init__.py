@@ -54,6 +54,8 @@ _HOMES: dict[str, str] = {
     "wilson_interval": "analysis.scoring.intervals",
     # two releases side by side (make compare)
     "compare_releases": "analysis.compare",
+    # running a gate (a Python function, a reference policy) into a run root
+    "run_gate": "analysis.runner.gate_run",
     # a notebook section: its inputs, output writer and recorded numbers in one call
     "open_section": "analysis.paper.sections",
 }

@@ -99,7 +99,9 @@ def test_a_different_run_id_is_refused(inputs, tmp_path: Path) -> None:
     ids = [s.id for s in inputs.scenarios[:2]]
     run_gate(gate, tmp_path, inputs=inputs, run_id="a", scenario_ids=ids, trials=2, progress=False)
     with pytest.raises(RunRootError, match=r"run id .* is 'b' but the root records 'a'"):
-        run_gate(gate, tmp_path, inputs=inputs, run_id="b", scenario_ids=ids, trials=2, progress=False)
+        run_gate(
+            gate, tmp_path, inputs=inputs, run_id="b", scenario_ids=ids, trials=2, progress=False
+        )
 
 
 def test_shards_partition_the_sorted_scenarios(inputs) -> None:

@@ -171,7 +171,9 @@ def test_the_bytes_about_to_be_sent_must_hash_to_the_pins(inputs) -> None:
 def test_a_run_refuses_inputs_whose_prompt_differs_from_the_pin(inputs, tmp_path: Path) -> None:
     tampered = replace(inputs, system_prompt=inputs.system_prompt + " ")
     with pytest.raises(PinnedInputError, match="system prompt"):
-        run_gate(REFERENCE_POLICIES["always-hold"](), tmp_path / "r", inputs=tampered, progress=False)
+        run_gate(
+            REFERENCE_POLICIES["always-hold"](), tmp_path / "r", inputs=tampered, progress=False
+        )
     assert not (tmp_path / "r").exists()
 
 
@@ -185,7 +187,9 @@ def test_progress_bar_only_on_a_terminal(inputs, tmp_path: Path, monkeypatch, te
     stream = _Terminal() if terminal else io.StringIO()
     monkeypatch.setattr("sys.stderr", stream)
     ids = FIRST_FOUR.split(",")
-    run_gate(REFERENCE_POLICIES["always-hold"](), tmp_path, inputs=inputs, scenario_ids=ids, trials=1)
+    run_gate(
+        REFERENCE_POLICIES["always-hold"](), tmp_path, inputs=inputs, scenario_ids=ids, trials=1
+    )
     assert ("trial" in stream.getvalue()) is terminal
 
 

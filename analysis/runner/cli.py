@@ -142,9 +142,7 @@ def build_gate(args: argparse.Namespace) -> tuple[Gate, dict]:
                 f"--gate {args.gate}: not a reference policy ({', '.join(REFERENCE_POLICIES)}), "
                 f"endpoint, or {GATE_SPEC_RULE}"
             )
-        gate = PythonGate(
-            args.gate, label=args.label, reasoning_label=args.reasoning_label
-        )
+        gate = PythonGate(args.gate, label=args.label, reasoning_label=args.reasoning_label)
         return gate, {"gate": args.gate, "concurrency": args.concurrency}
     if not args.base_url or not args.model:
         raise RuntimeError("--gate endpoint needs --base-url and --model")

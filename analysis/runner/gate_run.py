@@ -27,8 +27,8 @@ from analysis.corpus.parsing import INFRASTRUCTURE_FAILED
 from analysis.runner.atomic_write import atomic_write_json
 from analysis.runner.gates import REFERENCE_POLICIES, Gate, GateOutcome, chat_messages
 from analysis.runner.identity import config_hash, derived_run_id, run_identity
-from analysis.runner.records import cell_record
 from analysis.runner.python_gate import GateFunction, GateSpecError, PythonGate
+from analysis.runner.records import cell_record
 from analysis.runner.runroot import RunRoot
 from analysis.runner.secrets import redact_text
 from analysis.runner.shards import shard_scenarios
@@ -174,7 +174,7 @@ def run_gate(
     config = gate.variant_config()
     config = {**config, "config_hash": config_hash(config)}
     identity = run_identity(inputs, gate.variant_key, config, trials)
-    run_root.check_compatible(identity, run_id=run_id, shard=shard)
+    run_root.check_compatible(identity, run_id=run_id, shard=shard, config=config)
     run_id = run_id or run_root.existing_run_id() or derived_run_id(identity)
     summary = RunSummary(run_id, gate.variant_key, len(scenarios), len(scenarios) * trials)
     records: dict[str, dict[int, dict[str, Any]]] = {s.id: {} for s in scenarios}

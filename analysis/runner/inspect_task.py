@@ -52,7 +52,7 @@ INSTALL_HINT = "the Inspect AI task needs the inspect extra: pip install -e '.[i
 try:
     from inspect_ai import Epochs, Task, task
     from inspect_ai.dataset import MemoryDataset, Sample
-    from inspect_ai.model import ChatMessageSystem, ChatMessageUser, GenerateConfig
+    from inspect_ai.model import ChatMessageSystem, ChatMessageUser, GenerateConfig, ModelOutput
     from inspect_ai.scorer import (
         Metric,
         SampleScore,
@@ -64,7 +64,6 @@ try:
         score_reducer,
         scorer,
     )
-    from inspect_ai.model import ModelOutput
     from inspect_ai.solver import Generate, Solver, TaskState, generate, solver
 except ImportError as exc:  # pragma: no cover - exercised only without the extra
     raise ImportError(INSTALL_HINT) from exc

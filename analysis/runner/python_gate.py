@@ -115,10 +115,7 @@ def load_gate_function(spec: str) -> GateFunction:
     if not sep or not module_part.strip() or not attribute.strip():
         raise GateSpecError(f"--gate {spec}: not {GATE_SPEC_RULE}")
     is_path = module_part.endswith(".py") or "/" in module_part or os.sep in module_part
-    if is_path:
-        module = _import_path(Path(module_part), spec)
-    else:
-        module = _import_module(module_part, spec)
+    module = _import_path(Path(module_part), spec) if is_path else _import_module(module_part, spec)
     value: Any = module
     for part in attribute.split("."):
         if not hasattr(value, part):
@@ -186,7 +183,7 @@ class PythonGate:
             check_gate_function(function)
         self.function = function
         self.identity, self.source_sha256 = function_identity(function)
-        self.label = label or getattr(function, "__name__", None) or "gate"
+        self.label = label or variant_key_of(getattr(function, "__name__", None) or "gate")
         self.reasoning_label = reasoning_label or "off"
         self.variant_key = variant_key_of(self.label)
         self._cancel = threading.Event()

@@ -3,10 +3,10 @@
 Read through ``inspect_ai.log`` (needs the extra: ``pip install -e '.[inspect]'``). One log
 is one condition: the model (``provider/`` prefix dropped) and the reasoning effort of the
 log's generate config (``off`` when unset), or, for a log a Python gate answered, the
-``label`` and ``reasoning_label`` its metadata's ``gate`` records; each epoch is a trial. A log is refused, naming
-it and what differs, when it cannot be read (truncated, not a log), is of another task, did
-not finish, lacks pinned scenarios or epochs, or was given inputs other than the pinned
-system prompt and user messages.
+``label`` and ``reasoning_label`` its metadata's ``gate`` records; each epoch is a trial. A
+log is refused, naming it and what differs, when it cannot be read (truncated, not a log), is
+of another task, did not finish, lacks pinned scenarios or epochs, or was given inputs other
+than the pinned system prompt and user messages.
 
 Which files are Inspect logs follows Inspect's own naming rule (``list_eval_logs``): every
 ``*.eval`` file, and ``*.json`` files whose name starts with an ISO timestamp
