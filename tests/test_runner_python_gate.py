@@ -96,7 +96,7 @@ def test_the_docs_example_runs_over_the_release_validates_and_loads_as_a_local_r
     assert len(trials) == 212 and set(trials["status"].astype(str)) == {"ok"}
 
 
-def test_an_importable_module_from_the_current_folder(tmp_path: Path, monkeypatch) -> None:
+def test_an_importable_module_from_the_current_folder(tmp_path: Path, monkeypatch, capsys) -> None:
     _write(tmp_path, docs_example_gate(), "my_rules.py")
     monkeypatch.chdir(tmp_path)
     monkeypatch.delitem(__import__("sys").modules, "my_rules", raising=False)
@@ -106,6 +106,11 @@ def test_an_importable_module_from_the_current_folder(tmp_path: Path, monkeypatc
     assert record["status"] == "ok" and record["commit_permission"] in ("allowed", "blocked")
     assert record["request_body"]["model"] == "my_rules:decide"
     assert record["raw_text"] == record["response_body_raw"]
+    # the same function named by its file's path is the same gate: the run resumes
+    monkeypatch.chdir(root.parent.parent)
+    assert _cli(f"{tmp_path.name}/my_rules.py:decide", root, "--scenarios", ",".join(FIRST_FOUR),
+                "--trials", "1") == 0  # fmt: skip
+    assert "(0 run, 4 reused" in capsys.readouterr().out
 
 
 def test_replies_are_parsed_and_recorded_as_an_endpoints(tmp_path: Path, inputs) -> None:

@@ -269,7 +269,11 @@ def steerbench_work(
 ) -> Task:
     """SteerBench-Work: proceed or hold before committing a tool action (answered by the
     model, or by the Python gate function ``gate`` names: ``MODULE:FUNCTION``)."""
-    python = PythonGate(gate, label=label, reasoning_label=reasoning_label) if gate else None
+    python = (
+        PythonGate(gate, label=label, reasoning_label=reasoning_label, option="-T gate=")
+        if gate
+        else None
+    )
     if (label or reasoning_label) and python is None:
         raise ValueError(
             "label / reasoning_label: name a Python gate's condition; give -T gate=MODULE:FUNCTION"

@@ -17,6 +17,7 @@ its module's source file, so a resume with another function, or an edited one, i
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import importlib
 import importlib.util
@@ -51,28 +52,28 @@ class GateReturnError(TypeError):
     """The gate function returned something other than a ``str``; the run stops."""
 
 
-def _import_path(path: Path, spec: str) -> Any:
+def _import_path(path: Path, named: str) -> Any:
     """The module in the ``.py`` file ``path``, named after the file, its folder first on
     the path while it is imported (as ``python path.py`` has it)."""
     if not path.is_file():
-        raise GateSpecError(f"--gate {spec}: no such file {path}")
+        raise GateSpecError(f"{named}: no such file {path}")
     name = path.stem
     loader_spec = importlib.util.spec_from_file_location(name, path)
     if loader_spec is None or loader_spec.loader is None:
-        raise GateSpecError(f"--gate {spec}: {path} cannot be imported as a Python module")
+        raise GateSpecError(f"{named}: {path} cannot be imported as a Python module")
     module = importlib.util.module_from_spec(loader_spec)
     folder = str(path.resolve().parent)
     sys.path.insert(0, folder)
     try:
         loader_spec.loader.exec_module(module)
     except Exception as exc:
-        raise GateSpecError(f"--gate {spec}: importing {path} failed: {exc!r}") from None
+        raise GateSpecError(f"{named}: importing {path} failed: {exc!r}") from None
     finally:
         sys.path.remove(folder)
     return module
 
 
-def _import_module(name: str, spec: str) -> Any:
+def _import_module(name: str, named: str) -> Any:
     """The module ``name``, imported with the current folder first on the path."""
     cwd = os.getcwd()
     added = cwd not in sys.path and "" not in sys.path
@@ -83,22 +84,22 @@ def _import_module(name: str, spec: str) -> Any:
     except ModuleNotFoundError as exc:
         if exc.name and (name == exc.name or name.startswith(exc.name + ".")):
             raise GateSpecError(
-                f"--gate {spec}: no module named {exc.name!r} (run from the folder that holds "
+                f"{named}: no module named {exc.name!r} (run from the folder that holds "
                 "it, or give the path to its .py file)"
             ) from None
-        raise GateSpecError(f"--gate {spec}: importing {name} failed: {exc!r}") from None
+        raise GateSpecError(f"{named}: importing {name} failed: {exc!r}") from None
     except Exception as exc:
-        raise GateSpecError(f"--gate {spec}: importing {name} failed: {exc!r}") from None
+        raise GateSpecError(f"{named}: importing {name} failed: {exc!r}") from None
     finally:
         if added:
             sys.path.remove(cwd)
 
 
-def load_gate_function(spec: str) -> GateFunction:
+def load_gate_function(spec: str, option: str = "--gate ") -> GateFunction:
     """The function ``MODULE:FUNCTION`` names, its signature checked (:func:`check_gate_function`).
 
-    Raises :class:`GateSpecError`, naming ``spec``, when the module cannot be imported, has
-    no such attribute, or the attribute is not a gate function.
+    Raises :class:`GateSpecError`, naming ``option`` + ``spec``, when the module cannot be
+    imported, has no such attribute, or the attribute is not a gate function.
 
     Examples
     --------
@@ -111,18 +112,21 @@ def load_gate_function(spec: str) -> GateFunction:
     ...
     analysis.runner.python_gate.GateSpecError: --gate no_such_module_here:decide: no module named 'no_such_module_here' (run from the folder that holds it, or give the path to its .py file)
     """  # noqa: E501
+    named = f"{option}{spec}"
     module_part, sep, attribute = spec.rpartition(":")
     if not sep or not module_part.strip() or not attribute.strip():
-        raise GateSpecError(f"--gate {spec}: not {GATE_SPEC_RULE}")
+        raise GateSpecError(f"{named}: not {GATE_SPEC_RULE}")
     is_path = module_part.endswith(".py") or "/" in module_part or os.sep in module_part
-    module = _import_path(Path(module_part), spec) if is_path else _import_module(module_part, spec)
+    module = (
+        _import_path(Path(module_part), named) if is_path else _import_module(module_part, named)
+    )
     value: Any = module
     for part in attribute.split("."):
         if not hasattr(value, part):
             where = module_part if value is module else attribute
-            raise GateSpecError(f"--gate {spec}: {where} has no attribute {part!r}")
+            raise GateSpecError(f"{named}: {where} has no attribute {part!r}")
         value = getattr(value, part)
-    check_gate_function(value, f"--gate {spec}")
+    check_gate_function(value, named)
     return value
 
 
@@ -149,20 +153,29 @@ def check_gate_function(function: Any, name: str = "gate") -> None:
 
 
 def function_identity(function: Any) -> tuple[str, str | None]:
-    """``(module:qualname, sha256 of the module's source file)`` of a gate function (the
-    hash of the function's own source when the module has no file; None when neither can be
-    read)."""
+    """``(module:qualname, sha256 of the file that defines it)`` of a gate function (the hash
+    of its own source when that file cannot be read; None when neither can be).
+
+    Examples
+    --------
+    >>> import textwrap
+    >>> name, digest = function_identity(textwrap.indent)
+    >>> name, len(digest)
+    ('textwrap:indent', 64)
+    """
     module_name = getattr(function, "__module__", None) or "?"
     qualname = getattr(function, "__qualname__", None) or type(function).__qualname__
-    module = sys.modules.get(module_name)
-    source_file = getattr(module, "__file__", None)
+    defined = function if inspect.isroutine(function) else type(function)
+    try:
+        source_file = inspect.getsourcefile(defined)
+    except TypeError:
+        source_file = None
+    digest: str | None = None
     if source_file and Path(source_file).is_file():
         digest = hashlib.sha256(Path(source_file).read_bytes()).hexdigest()
     else:
-        try:
-            digest = hashlib.sha256(inspect.getsource(function).encode("utf-8")).hexdigest()
-        except (OSError, TypeError):
-            digest = None
+        with contextlib.suppress(OSError, TypeError):
+            digest = hashlib.sha256(inspect.getsource(defined).encode("utf-8")).hexdigest()
     return f"{module_name}:{qualname}", digest
 
 
@@ -176,9 +189,10 @@ class PythonGate:
         *,
         label: str | None = None,
         reasoning_label: str | None = None,
+        option: str = "--gate ",
     ) -> None:
         if isinstance(function, str):
-            function = load_gate_function(function)
+            function = load_gate_function(function, option)
         else:
             check_gate_function(function)
         self.function = function
