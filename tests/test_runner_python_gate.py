@@ -34,7 +34,7 @@ BLOCKED = '{"commit_permission": "blocked"}'
 def docs_example_gate() -> str:
     """The example gate docs/running.md shows (the Python block after "Save this as")."""
     text = RUNNING_MD.read_text("utf-8")
-    after = text.split("Save this as `mygate.py`:", 1)[1]
+    after = text.split("Save this as `mygate.py` in the project folder:", 1)[1]
     source = after.split("```python\n", 1)[1].split("```", 1)[0]
     assert len(source.strip().splitlines()) <= 10
     return source
