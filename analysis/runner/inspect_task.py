@@ -21,9 +21,9 @@ max tokens default to the release's run settings (its sample run's
 is the sample's output, an exception it raises is the sample's error (Inspect's
 ``--fail-on-error`` applies; with ``--no-fail-on-error`` the log finishes and the sample reads
 as ``infrastructure_failed``, as the runner records it), a reply that is not a ``str`` is an
-error. ``-T label=...`` names the condition (default: the function's name; ``-T
-reasoning_label=...``, default ``off``) and the log's
-metadata records the function and its source hash; no ``--model`` is needed.
+error. ``-T label=...`` names the condition (default: the function's name) and ``-T
+reasoning_label=...`` its reasoning (default ``off``); the log's metadata records the function
+and its source hash. No ``--model`` is needed.
 
 The scorer reads ``commit_permission`` with the runner's parser (``analysis.corpus.verdict``)
 and records, per epoch, the permission (``answer``), the trial status and the parse status.
@@ -43,7 +43,7 @@ from analysis.corpus.inputs import PinnedInputs, load_pinned_inputs
 from analysis.corpus.parsing import UNSCORED_STATUSES
 from analysis.corpus.verdict import trial_verdict
 from analysis.files.reading import read_json
-from analysis.runner.python_gate import GateReturnError, PythonGate
+from analysis.runner.python_gate import PythonGate
 from analysis.scoring.rules import direction_flags
 from analysis.trials.run_root import VARIANT_CONFIGS_FILENAME
 
@@ -230,12 +230,8 @@ def python_gate(gate: PythonGate) -> Solver:
     async def solve(state: TaskState, generate: Generate) -> TaskState:
         system, user = (message.text for message in state.input)
         scenario_id = str(state.sample_id)
-        text = await asyncio.to_thread(gate.function, system, user, scenario_id)
-        if not isinstance(text, str):
-            raise GateReturnError(
-                f"gate {gate.identity} returned {type(text).__name__}, not str, on scenario "
-                f"{scenario_id}: a gate returns the reply's text"
-            )
+        reply = await asyncio.to_thread(gate.function, system, user, scenario_id)
+        text = gate.checked(reply, scenario_id)
         state.output = ModelOutput.from_content(model=gate.label, content=text)
         state.messages.append(state.output.message)
         return state

@@ -232,12 +232,7 @@ class PythonGate:
                 error=redact_text(f"gate error: {type(exc).__name__}: {exc}"),
                 wall_ms=round((time.monotonic() - started) * 1000),
             )
-        if not isinstance(text, str):
-            raise GateReturnError(
-                f"gate {self.identity} returned {type(text).__name__}, not str, on scenario "
-                f"{scenario.id}: a gate returns the reply's text"
-            )
-        verdict = parse_response(text)
+        verdict = parse_response(self.checked(text, scenario.id))
         return GateOutcome(
             status=status_for(verdict),
             verdict=verdict,
@@ -246,6 +241,16 @@ class PythonGate:
             raw_text=text,
             wall_ms=round((time.monotonic() - started) * 1000),
         )
+
+    def checked(self, text: Any, scenario_id: str) -> str:
+        """``text``, the function's reply on ``scenario_id``, if it is a ``str``; else
+        :class:`GateReturnError` naming the gate, the scenario and the type."""
+        if not isinstance(text, str):
+            raise GateReturnError(
+                f"gate {self.identity} returned {type(text).__name__}, not str, on scenario "
+                f"{scenario_id}: a gate returns the reply's text"
+            )
+        return text
 
     def cancel(self) -> None:
         """No call is started after this (a call under way finishes; nothing is written)."""
