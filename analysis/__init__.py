@@ -57,6 +57,8 @@ _HOMES: dict[str, str] = {
     "scenarios_needed": "analysis.inference.detectable",
     # two releases side by side (make compare)
     "compare_releases": "analysis.compare",
+    # running a gate (a Python function, a reference policy) into a run root
+    "run_gate": "analysis.runner.gate_run",
     # a notebook section: its inputs, output writer and recorded numbers in one call
     "open_section": "analysis.paper.sections",
 }

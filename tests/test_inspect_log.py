@@ -91,7 +91,7 @@ def runner_root(tmp_path_factory) -> Path:
         endpoint = EndpointSettings(server.base_url, timeout=5.0, retries=0)
         gate = EndpointGate(ModelSettings(model="model"), endpoint, concurrency=1)
         try:
-            run_gate(gate, load_pinned_inputs(), root, trials=TRIALS, progress=False)
+            run_gate(gate, root, inputs=load_pinned_inputs(), trials=TRIALS, progress=False)
         finally:
             gate.close()
     return root

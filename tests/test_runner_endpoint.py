@@ -36,8 +36,8 @@ def _run(gate, inputs, root: Path, ids=(HOLD,), trials: int = 1, concurrency: in
     try:
         return run_gate(
             gate,
-            inputs,
             root,
+            inputs=inputs,
             trials=trials,
             scenario_ids=list(ids),
             concurrency=concurrency,

@@ -125,7 +125,7 @@ def test_a_200_that_is_not_json_is_retried_by_the_next_run(inputs, tmp_path: Pat
             gate = EndpointGate(model, endpoint)
             try:
                 summary = run_gate(
-                    gate, inputs, tmp_path, trials=1, scenario_ids=[HOLD], progress=False
+                    gate, tmp_path, inputs=inputs, trials=1, scenario_ids=[HOLD], progress=False
                 )
             finally:
                 gate.close()

@@ -36,7 +36,7 @@ TOP_LEVEL = (
 def reference_root(inputs, tmp_path_factory) -> Path:
     root = tmp_path_factory.mktemp("reference")
     for gate in REFERENCE_POLICIES.values():
-        run_gate(gate(), inputs, root, run_id="reference-policies", progress=False)
+        run_gate(gate(), root, inputs=inputs, run_id="reference-policies", progress=False)
     return root
 
 
@@ -88,7 +88,7 @@ def test_surface_flag_reads_the_flag_lines(inputs) -> None:
 
 def test_rerun_reuses_every_trial(reference_root: Path, inputs) -> None:
     gate = REFERENCE_POLICIES["always-hold"]()
-    summary = run_gate(gate, inputs, reference_root, progress=False)
+    summary = run_gate(gate, reference_root, inputs=inputs, progress=False)
     assert summary.run_id == "reference-policies"
     on_disk = len(list((reference_root / "always-hold").glob("*/trial-*.json")))
     assert (summary.n_calls_made, summary.n_trials_reused) == (0, on_disk)
@@ -97,9 +97,11 @@ def test_rerun_reuses_every_trial(reference_root: Path, inputs) -> None:
 def test_a_different_run_id_is_refused(inputs, tmp_path: Path) -> None:
     gate = REFERENCE_POLICIES["always-proceed"]()
     ids = [s.id for s in inputs.scenarios[:2]]
-    run_gate(gate, inputs, tmp_path, run_id="a", scenario_ids=ids, trials=2, progress=False)
+    run_gate(gate, tmp_path, inputs=inputs, run_id="a", scenario_ids=ids, trials=2, progress=False)
     with pytest.raises(RunRootError, match=r"run id .* is 'b' but the root records 'a'"):
-        run_gate(gate, inputs, tmp_path, run_id="b", scenario_ids=ids, trials=2, progress=False)
+        run_gate(
+            gate, tmp_path, inputs=inputs, run_id="b", scenario_ids=ids, trials=2, progress=False
+        )
 
 
 def test_shards_partition_the_sorted_scenarios(inputs) -> None:

@@ -85,12 +85,12 @@ def test_a_shard_with_another_model_under_the_same_label_is_refused(inputs, tmp_
     assert first.variant_key == second.variant_key
     root = tmp_path / "root"
     # Shard 200/200 of 106 scenarios is empty: no request is made, only the plan is written.
-    run_gate(first, inputs, root, trials=1, shard=(200, 200), progress=False)
+    run_gate(first, root, inputs=inputs, trials=1, shard=(200, 200), progress=False)
     for other in (second, gate("model-a", 0.7)):
         with pytest.raises(RunRootError, match="variant 'Shared' settings"):
-            run_gate(other, inputs, root, trials=1, shard=(200, 200), progress=False)
+            run_gate(other, root, inputs=inputs, trials=1, shard=(200, 200), progress=False)
     with pytest.raises(RunRootError, match="shard"):
-        run_gate(first, inputs, root, trials=1, shard=(199, 200), progress=False)
+        run_gate(first, root, inputs=inputs, trials=1, shard=(199, 200), progress=False)
 
 
 def test_shards_share_a_derived_run_id_and_load_together(tmp_path: Path) -> None:
@@ -171,7 +171,9 @@ def test_the_bytes_about_to_be_sent_must_hash_to_the_pins(inputs) -> None:
 def test_a_run_refuses_inputs_whose_prompt_differs_from_the_pin(inputs, tmp_path: Path) -> None:
     tampered = replace(inputs, system_prompt=inputs.system_prompt + " ")
     with pytest.raises(PinnedInputError, match="system prompt"):
-        run_gate(REFERENCE_POLICIES["always-hold"](), tampered, tmp_path / "r", progress=False)
+        run_gate(
+            REFERENCE_POLICIES["always-hold"](), tmp_path / "r", inputs=tampered, progress=False
+        )
     assert not (tmp_path / "r").exists()
 
 
@@ -185,7 +187,9 @@ def test_progress_bar_only_on_a_terminal(inputs, tmp_path: Path, monkeypatch, te
     stream = _Terminal() if terminal else io.StringIO()
     monkeypatch.setattr("sys.stderr", stream)
     ids = FIRST_FOUR.split(",")
-    run_gate(REFERENCE_POLICIES["always-hold"](), inputs, tmp_path, scenario_ids=ids, trials=1)
+    run_gate(
+        REFERENCE_POLICIES["always-hold"](), tmp_path, inputs=inputs, scenario_ids=ids, trials=1
+    )
     assert ("trial" in stream.getvalue()) is terminal
 
 
@@ -224,13 +228,13 @@ def test_another_model_without_a_label_is_refused_unless_added_by_run_id(
 
     root = tmp_path / "root"
     # Shard 200/200 of 106 scenarios is empty: no request is made, only the plan is written.
-    run_gate(gate("model-a"), inputs, root, trials=1, shard=(200, 200), progress=False)
+    run_gate(gate("model-a"), root, inputs=inputs, trials=1, shard=(200, 200), progress=False)
     plan = (root / "RUN_PLAN.json").read_bytes()
     with pytest.raises(RunRootError, match=r"'model-a', not 'model-b'.*--run-id"):
-        run_gate(gate("model-b"), inputs, root, trials=1, shard=(200, 200), progress=False)
+        run_gate(gate("model-b"), root, inputs=inputs, trials=1, shard=(200, 200), progress=False)
     assert (root / "RUN_PLAN.json").read_bytes() == plan
     run_id = json.loads(plan)["run_id"]
-    run_gate(gate("model-b"), inputs, root, trials=1, shard=(200, 200), run_id=run_id,
+    run_gate(gate("model-b"), root, inputs=inputs, trials=1, shard=(200, 200), run_id=run_id,
              progress=False)  # fmt: skip
     assert json.loads((root / "RUN_PLAN.json").read_text())["planned_variants"] == [
         "model-a",

@@ -72,7 +72,7 @@ def test_reference_roots_validate_and_aggregate_as_the_package_scores_them(tmp_p
     root = tmp_path / "reference"
     ids = _scenario_ids(inputs, 16)
     for gate in REFERENCE_POLICIES.values():
-        run_gate(gate(), inputs, root, trials=2, run_id="reference", scenario_ids=ids,
+        run_gate(gate(), root, inputs=inputs, trials=2, run_id="reference", scenario_ids=ids,
                  progress=False)  # fmt: skip
     state = json.loads((root / "run-state.json").read_text())
     assert state["overall_status"] == "completed"
@@ -92,7 +92,7 @@ def _package_run(
     model = ModelSettings(model=MODEL, max_tokens=2000, reasoning_effort=effort)
     gate = EndpointGate(model, endpoint, concurrency=1)
     try:
-        run_gate(gate, inputs, root, trials=TRIALS, run_id="same-run", scenario_ids=ids,
+        run_gate(gate, root, inputs=inputs, trials=TRIALS, run_id="same-run", scenario_ids=ids,
                  progress=False)  # fmt: skip
     finally:
         gate.close()

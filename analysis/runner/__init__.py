@@ -2,7 +2,8 @@
 
 Modules, one job each: ``client`` (OpenAI-compatible endpoint calls with retries) and
 ``secrets`` (keys kept out of what is written), ``gates`` (the reference policies and the
-endpoint gate), ``cells`` (each cell scored as upstream's runner scores it), ``summary``
+endpoint gate), ``python_gate`` (a Python function as a gate, named ``MODULE:FUNCTION``),
+``cells`` (each cell scored as upstream's runner scores it), ``summary``
 (the run's summary and state files), ``identity`` (what identifies a run and its derived
 run id), ``shards`` (which scenarios a shard takes), ``records`` (a trial's and a cell's
 record), ``atomic_write`` (files written whole or not at all), ``runroot`` (the run root on

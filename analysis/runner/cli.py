@@ -2,6 +2,7 @@
 
 steerbench-run --gate always-hold --out runs/hold
 steerbench-run --gate endpoint --base-url http://127.0.0.1:8000/v1 --model NAME --out ROOT
+steerbench-run --gate mygate.py:decide --out ROOT     # a Python function (MODULE:FUNCTION)
 steerbench-run export-tidy ROOT [ROOT ...] OUT.csv
 
 Exit status: 0 done, 1 some trials failed (re-run to retry them), 2 refused (one
@@ -21,6 +22,12 @@ from analysis.corpus.inputs import PinnedInputError, load_pinned_inputs
 from analysis.runner.client import EndpointSettings
 from analysis.runner.gate_run import RunInterrupted, run_gate
 from analysis.runner.gates import REFERENCE_POLICIES, EndpointGate, Gate, ModelSettings
+from analysis.runner.python_gate import (
+    GATE_SPEC_RULE,
+    GateReturnError,
+    GateSpecError,
+    PythonGate,
+)
 from analysis.runner.runroot import RunRootError
 from analysis.runner.secrets import redact_url
 from analysis.runner.shards import SHARD_RULE, parse_shard
@@ -38,8 +45,10 @@ def _run_parser() -> argparse.ArgumentParser:
     p.add_argument(
         "--gate",
         required=True,
-        choices=[*REFERENCE_POLICIES, "endpoint"],
-        help="a reference policy, or endpoint: a model behind an OpenAI-compatible URL",
+        metavar="GATE",
+        help=f"a reference policy ({', '.join(REFERENCE_POLICIES)}); endpoint: a model behind "
+        "an OpenAI-compatible URL; or MODULE:FUNCTION: a Python function (system, user, "
+        "scenario_id) -> str, MODULE importable from the current folder or a path to a .py file",
     )
     p.add_argument("--out", required=True, type=Path, help="run root to write or resume")
     p.add_argument("--trials", type=int, default=5, help="trials per cell (default 5)")
@@ -50,7 +59,10 @@ def _run_parser() -> argparse.ArgumentParser:
     )
     p.add_argument("--shard", type=parse_shard, help=f"i/n: {SHARD_RULE}".replace("%", "%%"))
     p.add_argument("--scenarios", help="comma-separated scenario ids (default: all)")
-    p.add_argument("--label", help="variant label (endpoint; default: the model name)")
+    p.add_argument(
+        "--label",
+        help="variant label (default: the model name; a Python gate's: the function's name)",
+    )
     p.add_argument("--base-url", help="OpenAI-compatible base URL, e.g. http://127.0.0.1:8000/v1")
     p.add_argument("--model", help="model name sent in the request body")
     p.add_argument("--api-key-env", help="name of the environment variable holding the key")
@@ -124,6 +136,14 @@ def build_gate(args: argparse.Namespace) -> tuple[Gate, dict]:
     """The gate the arguments name, and the run settings to record in the plan."""
     if args.gate in REFERENCE_POLICIES:
         return REFERENCE_POLICIES[args.gate](), {}
+    if args.gate != "endpoint":
+        if ":" not in args.gate:
+            raise GateSpecError(
+                f"--gate {args.gate}: not a reference policy ({', '.join(REFERENCE_POLICIES)}), "
+                f"endpoint, or {GATE_SPEC_RULE}"
+            )
+        gate = PythonGate(args.gate, label=args.label, reasoning_label=args.reasoning_label)
+        return gate, {"gate": args.gate, "concurrency": args.concurrency}
     if not args.base_url or not args.model:
         raise RuntimeError("--gate endpoint needs --base-url and --model")
     model = ModelSettings(
@@ -203,8 +223,8 @@ def _main(argv: list[str]) -> int:
     try:
         summary = run_gate(
             gate,
-            inputs,
             args.out,
+            inputs=inputs,
             trials=args.trials,
             run_id=args.run_id,
             scenario_ids=ids,
@@ -214,7 +234,7 @@ def _main(argv: list[str]) -> int:
             scenarios_dir=args.scenarios_dir,
             progress=not args.no_progress,
         )
-    except (PinnedInputError, RunRootError) as exc:
+    except (PinnedInputError, RunRootError, GateReturnError) as exc:
         return _refuse(exc)
     except RunInterrupted as stopped:
         s = stopped.summary

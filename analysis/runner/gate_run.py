@@ -8,6 +8,7 @@ finished, nothing else is written, and ``RunInterrupted`` is raised.
 
 from __future__ import annotations
 
+import os
 import sys
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -16,11 +17,17 @@ from typing import Any
 
 from tqdm import tqdm
 
-from analysis.corpus.inputs import PinnedInputs, PinnedScenario, scenario_metadata
+from analysis.corpus.inputs import (
+    PinnedInputs,
+    PinnedScenario,
+    load_pinned_inputs,
+    scenario_metadata,
+)
 from analysis.corpus.parsing import INFRASTRUCTURE_FAILED
 from analysis.runner.atomic_write import atomic_write_json
-from analysis.runner.gates import Gate, chat_messages
+from analysis.runner.gates import REFERENCE_POLICIES, Gate, GateOutcome, chat_messages
 from analysis.runner.identity import config_hash, derived_run_id, run_identity
+from analysis.runner.python_gate import GateFunction, GateSpecError, PythonGate
 from analysis.runner.records import cell_record
 from analysis.runner.runroot import RunRoot
 from analysis.runner.secrets import redact_text
@@ -50,11 +57,39 @@ class RunSummary:
     n_parse_failed: int = 0
 
 
-def run_gate(
-    gate: Gate,
-    inputs: PinnedInputs,
-    root: Path,
+def as_gate(
+    gate: Gate | GateFunction | str,
     *,
+    label: str | None = None,
+    reasoning_label: str | None = None,
+) -> Gate:
+    """The gate ``gate`` names: a :class:`~analysis.runner.gates.Gate` as it is, a reference
+    policy's name, or a Python gate function (a callable or ``"MODULE:FUNCTION"``) wrapped as
+    a :class:`~analysis.runner.python_gate.PythonGate` with ``label`` and ``reasoning_label``
+    (those two are refused for any other gate: it carries its own)."""
+    if isinstance(gate, str) and gate in REFERENCE_POLICIES:
+        found: Gate = REFERENCE_POLICIES[gate]()
+    elif isinstance(gate, str) or (callable(gate) and not hasattr(gate, "variant_config")):
+        return PythonGate(gate, label=label, reasoning_label=reasoning_label)
+    elif hasattr(gate, "variant_config") and hasattr(gate, "run"):
+        found = gate
+    else:
+        raise GateSpecError(f"gate: {type(gate).__name__} is neither a gate nor a function")
+    if label is not None or reasoning_label is not None:
+        raise ValueError(
+            f"label / reasoning_label: given for {found.variant_key!r}, which carries its own; "
+            "they name a Python gate function's runs"
+        )
+    return found
+
+
+def run_gate(
+    gate: Gate | GateFunction | str,
+    out: str | os.PathLike[str],
+    *,
+    inputs: PinnedInputs | None = None,
+    label: str | None = None,
+    reasoning_label: str | None = None,
     trials: int = 5,
     run_id: str | None = None,
     scenario_ids: Sequence[str] | None = None,
@@ -64,12 +99,74 @@ def run_gate(
     scenarios_dir: Path | None = None,
     progress: bool = True,
 ) -> RunSummary:
-    """Run ``gate`` over the selected scenarios x ``trials`` into ``root``, resuming.
+    """Run a gate over the selected scenarios x ``trials`` into the run root ``out``, resuming.
 
-    Raises ``PinnedInputError`` or ``RunRootError`` before writing anything, and
-    ``RunInterrupted`` on ``KeyboardInterrupt``. The progress bar is drawn only when
-    ``progress`` is set and standard error is a terminal.
+    The root is the one ``steerbench-run`` writes (re-running the same call resumes it); runs
+    under ``data/runs/`` are read by :func:`analysis.load_trials` as condition
+    ``LABEL (REASONING)``.
+
+    Parameters
+    ----------
+    gate
+        A function ``(system: str, user: str, scenario_id: str) -> str`` returning the reply's
+        text, or ``"MODULE:FUNCTION"`` naming one (MODULE importable or a path to a ``.py``
+        file); a reference policy's name (``"always-hold"``, ``"always-proceed"``,
+        ``"surface-flag"``); or a gate object (:class:`analysis.runner.gates.Gate`).
+    out
+        The run root to write or resume.
+    inputs
+        The pinned inputs (default: the imported release's, ``load_pinned_inputs()``).
+    label, reasoning_label
+        A Python gate's condition name (default: the function's name) and reasoning label
+        (default ``off``).
+    trials
+        Trials per cell.
+    run_id, shard, scenario_ids
+        As ``--run-id``, ``--shard i/n`` and ``--scenarios`` (default: every scenario).
+    concurrency
+        Threads calling the gate at once (a Python gate function must then be thread-safe).
+    settings
+        Run settings recorded in ``RUN_PLAN.json`` (not part of the run's identity).
+    scenarios_dir
+        The scenario files, for the manifest's metadata (default: the imported ones).
+    progress
+        Draw the progress bar (only when standard error is a terminal).
+
+    Returns
+    -------
+    RunSummary
+        Counts of this invocation: trials run, reused, failed and unparseable.
+
+    Raises
+    ------
+    GateSpecError
+        ``gate`` cannot be imported or does not take the three arguments (nothing written).
+    GateReturnError
+        The function returned something other than a ``str``: the run stops, that trial is
+        not written (on the first call, nothing is written).
+    PinnedInputError, RunRootError
+        Before anything is written.
+    RunInterrupted
+        On ``KeyboardInterrupt``; every trial file on disk is complete.
+
+    Examples
+    --------
+    >>> import tempfile
+    >>> def hold_all(system, user, scenario_id):
+    ...     return '{"commit_permission": "blocked"}'
+    >>> out = tempfile.mkdtemp()
+    >>> IDS = ["account-cancellation-001", "air-canada-bereavement-policy-promise-realworld-010"]
+    >>> summary = run_gate(hold_all, out, scenario_ids=IDS, trials=2, progress=False)
+    >>> summary.variant_key, summary.n_trials, summary.n_errors
+    ('hold_all', 4, 0)
+    >>> run_gate(hold_all, out, scenario_ids=IDS, trials=2, progress=False).n_trials_reused
+    4
     """
+    if not isinstance(out, (str, os.PathLike)):
+        raise TypeError(f"out: the run root is a path, not {type(out).__name__}")
+    gate = as_gate(gate, label=label, reasoning_label=reasoning_label)
+    root = Path(out)
+    inputs = load_pinned_inputs() if inputs is None else inputs
     run_root = RunRoot(root)
     scenarios = shard_scenarios(inputs.select(list(scenario_ids or [])), shard)
     for scenario in scenarios:
@@ -77,24 +174,9 @@ def run_gate(
     config = gate.variant_config()
     config = {**config, "config_hash": config_hash(config)}
     identity = run_identity(inputs, gate.variant_key, config, trials)
-    run_root.check_compatible(identity, run_id=run_id, shard=shard)
+    run_root.check_compatible(identity, run_id=run_id, shard=shard, config=config)
     run_id = run_id or run_root.existing_run_id() or derived_run_id(identity)
-    run_root.write_plan(
-        run_id=run_id,
-        inputs=inputs,
-        scenarios=scenarios,
-        variant_key=gate.variant_key,
-        config=config,
-        trials=trials,
-        shard=shard,
-        settings={
-            k: redact_text(v) if isinstance(v, str) else v for k, v in (settings or {}).items()
-        },
-        scenarios_dir=scenarios_dir,
-    )
-    run_root.mark_started(gate.variant_key)
     summary = RunSummary(run_id, gate.variant_key, len(scenarios), len(scenarios) * trials)
-    metas = {s.id: scenario_metadata(s, scenarios_dir) for s in scenarios}
     records: dict[str, dict[int, dict[str, Any]]] = {s.id: {} for s in scenarios}
     pending: list[tuple[PinnedScenario, dict[str, Any]]] = []
     for scenario in scenarios:
@@ -114,6 +196,26 @@ def run_gate(
                 pending.append((scenario, trial_identity))
             else:
                 records[scenario.id][t] = stored
+    ready: dict[tuple[str, int], GateOutcome] = {}
+    if pending and isinstance(gate, PythonGate):
+        # The function's first reply is checked before anything is written.
+        scenario, first = pending[0]
+        ready[scenario.id, first["trial"]] = gate.run(scenario, inputs.system_prompt)
+    run_root.write_plan(
+        run_id=run_id,
+        inputs=inputs,
+        scenarios=scenarios,
+        variant_key=gate.variant_key,
+        config=config,
+        trials=trials,
+        shard=shard,
+        settings={
+            k: redact_text(v) if isinstance(v, str) else v for k, v in (settings or {}).items()
+        },
+        scenarios_dir=scenarios_dir,
+    )
+    run_root.mark_started(gate.variant_key)
+    metas = {s.id: scenario_metadata(s, scenarios_dir) for s in scenarios}
     summary.n_trials_reused = summary.n_trials - len(pending)
 
     def finish_cell(scenario: PinnedScenario) -> None:
@@ -133,7 +235,7 @@ def run_gate(
         if len(records[scenario.id]) == trials:
             finish_cell(scenario)
 
-    workers = TrialWorkers(gate, run_root, inputs.system_prompt, pending, concurrency)
+    workers = TrialWorkers(gate, run_root, inputs.system_prompt, pending, concurrency, ready)
     bar = tqdm(
         total=summary.n_trials,
         initial=summary.n_trials_reused,

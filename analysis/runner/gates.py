@@ -198,7 +198,9 @@ class ModelSettings:
         return self.reasoning_label or self.reasoning_effort or "off"
 
 
-def _variant_key(label: str) -> str:
+def variant_key_of(label: str) -> str:
+    """The variant's folder name: ``label`` with every run of other characters than
+    letters, digits, ``.``, ``_`` and ``-`` made one ``-``."""
     return re.sub(r"[^A-Za-z0-9._-]+", "-", label).strip("-") or "endpoint"
 
 
@@ -267,7 +269,7 @@ class EndpointGate:
     ) -> None:
         self.model = model
         self.endpoint = endpoint
-        self.variant_key = _variant_key(model.label or model.model)
+        self.variant_key = variant_key_of(model.label or model.model)
         endpoint.headers()  # fail fast when the API-key variable is unset
         self._redactor = Redactor(endpoint.secrets())
         self._client: httpx.Client = make_http_client(endpoint, concurrency)

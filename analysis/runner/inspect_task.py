@@ -2,6 +2,7 @@
 
     inspect eval analysis/runner/inspect_task.py --model openai/gpt-5.4-mini
     inspect eval analysis/runner/inspect_task.py -T temperature=0 -T max_tokens=2000 --model ...
+    inspect eval analysis/runner/inspect_task.py -T gate=mygate.py:decide   # a Python gate
 
 One sample per scenario the release manifest pins: the pinned system prompt and the user
 message rendered from the verified scenario file, loaded by the runner's
@@ -15,6 +16,15 @@ max tokens default to the release's run settings (its sample run's
 ``-T temperature=...`` / ``-T max_tokens=...`` or Inspect's ``--temperature`` /
 ``--max-tokens`` override them.
 
+``-T gate=MODULE:FUNCTION`` runs a Python gate function ``(system, user, scenario_id) -> str``
+(as ``steerbench-run --gate MODULE:FUNCTION`` does) as the solver instead of a model: its text
+is the sample's output, an exception it raises is the sample's error (Inspect's
+``--fail-on-error`` applies; with ``--no-fail-on-error`` the log finishes and the sample reads
+as ``infrastructure_failed``, as the runner records it), a reply that is not a ``str`` is an
+error. ``-T label=...`` names the condition (default: the function's name) and ``-T
+reasoning_label=...`` its reasoning (default ``off``); the log's metadata records the function
+and its source hash. No ``--model`` is needed.
+
 The scorer reads ``commit_permission`` with the runner's parser (``analysis.corpus.verdict``)
 and records, per epoch, the permission (``answer``), the trial status and the parse status.
 Metrics are trial-level: mean-trial accuracy (correct trials over trials the provider did not
@@ -24,6 +34,7 @@ filter), over-refusal (``blocked`` trials over decided trials whose scenario req
 
 from __future__ import annotations
 
+import asyncio
 from pathlib import Path
 from typing import Any
 
@@ -32,6 +43,7 @@ from analysis.corpus.inputs import PinnedInputs, load_pinned_inputs
 from analysis.corpus.parsing import UNSCORED_STATUSES
 from analysis.corpus.verdict import trial_verdict
 from analysis.files.reading import read_json
+from analysis.runner.python_gate import PythonGate
 from analysis.scoring.rules import direction_flags
 from analysis.trials.run_root import VARIANT_CONFIGS_FILENAME
 
@@ -40,7 +52,7 @@ INSTALL_HINT = "the Inspect AI task needs the inspect extra: pip install -e '.[i
 try:
     from inspect_ai import Epochs, Task, task
     from inspect_ai.dataset import MemoryDataset, Sample
-    from inspect_ai.model import ChatMessageSystem, ChatMessageUser, GenerateConfig
+    from inspect_ai.model import ChatMessageSystem, ChatMessageUser, GenerateConfig, ModelOutput
     from inspect_ai.scorer import (
         Metric,
         SampleScore,
@@ -52,7 +64,7 @@ try:
         score_reducer,
         scorer,
     )
-    from inspect_ai.solver import TaskState, generate
+    from inspect_ai.solver import Generate, Solver, TaskState, generate, solver
 except ImportError as exc:  # pragma: no cover - exercised only without the extra
     raise ImportError(INSTALL_HINT) from exc
 
@@ -206,6 +218,38 @@ def commit_permission() -> Scorer:
     return score
 
 
+#: The model a task run by a Python gate names (it is never called).
+GATE_MODEL = "none"
+
+
+@solver
+def python_gate(gate: PythonGate) -> Solver:
+    """Answer each sample with ``gate``'s function, called (in a worker thread) with the
+    pinned system prompt, the user message and the scenario id, as ``steerbench-run`` calls it."""
+
+    async def solve(state: TaskState, generate: Generate) -> TaskState:
+        system, user = (message.text for message in state.input)
+        scenario_id = str(state.sample_id)
+        reply = await asyncio.to_thread(gate.function, system, user, scenario_id)
+        text = gate.checked(reply, scenario_id)
+        state.output = ModelOutput.from_content(model=gate.label, content=text)
+        state.messages.append(state.output.message)
+        return state
+
+    return solve
+
+
+def gate_metadata(gate: PythonGate) -> dict[str, Any]:
+    """What a log run by a Python gate records of it (the log reader names the condition
+    ``label (reasoning_label)`` from it)."""
+    return {
+        "function": gate.identity,
+        "source_sha256": gate.source_sha256,
+        "label": gate.label,
+        "reasoning_label": gate.reasoning_label,
+    }
+
+
 @task
 def steerbench_work(
     temperature: float | None = None,
@@ -215,8 +259,21 @@ def steerbench_work(
     release_manifest: str | None = None,
     scenario_dir: str | None = None,
     prompt: str | None = None,
+    gate: str | None = None,
+    label: str | None = None,
+    reasoning_label: str | None = None,
 ) -> Task:
-    """SteerBench-Work: proceed or hold before committing a tool action."""
+    """SteerBench-Work: proceed or hold before committing a tool action (answered by the
+    model, or by the Python gate function ``gate`` names: ``MODULE:FUNCTION``)."""
+    python = (
+        PythonGate(gate, label=label, reasoning_label=reasoning_label, option="-T gate=")
+        if gate
+        else None
+    )
+    if (label or reasoning_label) and python is None:
+        raise ValueError(
+            "label / reasoning_label: name a Python gate's condition; give -T gate=MODULE:FUNCTION"
+        )
     scenarios = Path(scenario_dir or paths.scenarios_dir())
     inputs = load_pinned_inputs(
         Path(parity_vectors) if parity_vectors else None,
@@ -231,11 +288,13 @@ def steerbench_work(
     )
     return Task(
         dataset=MemoryDataset(scenario_samples(inputs, scenarios), name=BENCHMARK),
-        solver=generate(),
+        solver=generate() if python is None else python_gate(python),
         scorer=commit_permission(),
         epochs=Epochs(int(epochs), trial_counts()),
         config=config,
+        **({} if python is None else {"model": GATE_MODEL}),
         metadata={
+            **({} if python is None else {"gate": gate_metadata(python)}),
             "benchmark": BENCHMARK,
             "release": paths.release(),
             "scenario_set": paths.scenario_set(),

@@ -76,8 +76,8 @@ def make_reference_policies(out: PathLike, data: PathLike | None = None) -> int:
             try:
                 run_gate(
                     gate,
-                    inputs,
                     Path(root),
+                    inputs=inputs,
                     trials=trials,
                     run_id=RUN_ID,
                     scenarios_dir=scenarios,

@@ -51,6 +51,19 @@ def _read_json(path: Path) -> Any:
         return None
 
 
+def _differing_settings(config: dict[str, Any] | None, stored: Any) -> str:
+    """``key 'this run' (recorded 'root')`` for each setting of two variant configs that
+    differs (empty when either is unknown)."""
+    if not isinstance(config, dict) or not isinstance(stored, dict):
+        return ""
+    keys = sorted((set(config) | set(stored)) - {"config_hash"})
+    return ", ".join(
+        f"{k} {config.get(k)!r} (recorded {stored.get(k)!r})"
+        for k in keys
+        if config.get(k) != stored.get(k)
+    )
+
+
 def _now() -> str:
     return datetime.now(UTC).isoformat(timespec="milliseconds").replace("+00:00", "Z")
 
@@ -86,10 +99,12 @@ class RunRoot:
         *,
         run_id: str | None,
         shard: tuple[int, int] | None,
+        config: dict[str, Any] | None = None,
     ) -> None:
         """Refuse (``RunRootError``) when the root records a different run, shard or variant.
 
-        Fields a root written by an older runner lacks are not compared.
+        Fields a root written by an older runner lacks are not compared. ``config`` (the
+        variant's config) lets a refused variant name the settings that differ.
         """
         plan = self.existing_plan()
         if plan is None:
@@ -119,7 +134,8 @@ class RunRoot:
                 identity["n_trials_per_cell"],
             ),
             (
-                f"variant {variant!r} settings (model, temperature, max tokens, reasoning)",
+                f"variant {variant!r} settings (model, temperature, max tokens, reasoning; "
+                "a Python gate's function and source)",
                 "variant_config_hash",
                 recorded_configs.get(variant, _MISSING),
                 identity["variant_config_hash"],
@@ -130,7 +146,14 @@ class RunRoot:
                 continue
             if field == "variant_config_hash":
                 configs = _read_json(self.root / "VARIANT_CONFIGS.json") or {}
-                recorded = canonical_json((configs.get("variants") or {}).get(variant))
+                stored = (configs.get("variants") or {}).get(variant)
+                differing = _differing_settings(config, stored)
+                if differing:
+                    raise RunRootError(
+                        f"{where}: this run's {name} differ from the root's: {differing}; "
+                        "resume with the recorded settings, or write to another --out"
+                    )
+                recorded = canonical_json(stored)
             raise RunRootError(
                 f"{where}: this run's {name} is {wanted!r} but the root records {recorded!r}; "
                 "resume with the recorded settings, or write to another --out"

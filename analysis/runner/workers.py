@@ -1,7 +1,9 @@
 """The worker threads of a run: each calls the gate for a pending trial and writes its file.
 
-On ``KeyboardInterrupt`` (or any error) the main thread stops them: in-flight calls are
-abandoned at once, a trial being written is finished and nothing else is written.
+A gate error is that trial's ``infrastructure_failed`` record; a Python gate's reply that is
+not text (``GateReturnError``) stops the run. On ``KeyboardInterrupt`` (or any error) the main
+thread stops them: in-flight calls are abandoned at once, a trial being written is finished
+and nothing else is written.
 """
 
 from __future__ import annotations
@@ -16,6 +18,7 @@ from analysis.corpus.parsing import INFRASTRUCTURE_FAILED
 from analysis.runner.atomic_write import atomic_write_json
 from analysis.runner.client import Cancelled
 from analysis.runner.gates import Gate, GateOutcome
+from analysis.runner.python_gate import GateReturnError
 from analysis.runner.records import trial_record
 from analysis.runner.runroot import RunRoot
 from analysis.runner.secrets import redact_text
@@ -24,7 +27,7 @@ from analysis.runner.secrets import redact_text
 def _safe_run(gate: Gate, scenario: PinnedScenario, prompt: str) -> GateOutcome:
     try:
         return gate.run(scenario, prompt)
-    except Cancelled:
+    except (Cancelled, GateReturnError):
         raise
     except Exception as exc:  # an unexpected gate error is an unscored trial, not a crash
         return GateOutcome(
@@ -38,7 +41,9 @@ def _safe_run(gate: Gate, scenario: PinnedScenario, prompt: str) -> GateOutcome:
 
 class TrialWorkers:
     """Threads that run ``gate`` for each pending ``(scenario, trial identity)`` and write
-    its trial file into ``run_root``; :meth:`next_record` hands back each record written."""
+    its trial file into ``run_root``; :meth:`next_record` hands back each record written.
+    ``ready`` holds outcomes already obtained, by ``(scenario_id, trial)``: those trials are
+    written without calling the gate again."""
 
     def __init__(
         self,
@@ -47,8 +52,10 @@ class TrialWorkers:
         system_prompt: str,
         pending: Sequence[tuple[PinnedScenario, dict[str, Any]]],
         concurrency: int,
+        ready: dict[tuple[str, int], GateOutcome] | None = None,
     ) -> None:
         self.gate = gate
+        self.ready = dict(ready or {})
         self.run_root = run_root
         self.system_prompt = system_prompt
         self.stop_event = threading.Event()
@@ -76,7 +83,9 @@ class TrialWorkers:
             except queue.Empty:
                 return
             try:
-                outcome = _safe_run(self.gate, scenario, self.system_prompt)
+                outcome = self.ready.pop((scenario.id, trial_identity["trial"]), None)
+                if outcome is None:
+                    outcome = _safe_run(self.gate, scenario, self.system_prompt)
                 record = trial_record(trial_identity, outcome, scenario.required_commit_permission)
                 path = self.run_root.trial_path(
                     self.gate.variant_key, scenario.id, trial_identity["trial"]

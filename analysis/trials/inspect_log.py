@@ -2,10 +2,11 @@
 
 Read through ``inspect_ai.log`` (needs the extra: ``pip install -e '.[inspect]'``). One log
 is one condition: the model (``provider/`` prefix dropped) and the reasoning effort of the
-log's generate config (``off`` when unset); each epoch is a trial. A log is refused, naming
-it and what differs, when it cannot be read (truncated, not a log), is of another task, did
-not finish, lacks pinned scenarios or epochs, or was given inputs other than the pinned
-system prompt and user messages.
+log's generate config (``off`` when unset), or, for a log a Python gate answered, the
+``label`` and ``reasoning_label`` its metadata's ``gate`` records; each epoch is a trial. A
+log is refused, naming it and what differs, when it cannot be read (truncated, not a log), is
+of another task, did not finish, lacks pinned scenarios or epochs, or was given inputs other
+than the pinned system prompt and user messages.
 
 Which files are Inspect logs follows Inspect's own naming rule (``list_eval_logs``): every
 ``*.eval`` file, and ``*.json`` files whose name starts with an ISO timestamp
@@ -164,7 +165,11 @@ def load_inspect_log(
     epochs = int(log.eval.config.epochs or 1)
     _check_complete(samples, pinned, epochs, path)
     _check_inputs(samples, pinned, path)
-    model, reasoning = condition_of(str(log.eval.model), _reasoning_effort(log))
+    gate = (log.eval.metadata or {}).get("gate")
+    if isinstance(gate, dict) and gate.get("label"):  # a Python gate answered, not the model
+        model, reasoning = str(gate["label"]), str(gate.get("reasoning_label") or "off")
+    else:
+        model, reasoning = condition_of(str(log.eval.model), _reasoning_effort(log))
     rows = []
     for sample in samples:
         verdict = trial_verdict(sample.output, sample.error)
