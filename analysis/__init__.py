@@ -12,6 +12,7 @@ the project's ``data/`` folder, worked out when a function is called::
     conditions = condition_scores(cells)               # one row per condition
     rates(cells, by="domain", metric=["over_refusal", "under_refusal"])   # tidy rates
     flips(cells, model="gpt-5.4-mini")                 # floor against high, per scenario
+    standings()                                        # your runs beside Table 2, ranked
 
 Names are imported on first use, so ``import analysis`` stays cheap (the no-op check of
 ``make paper`` imports no pandas).
@@ -50,6 +51,8 @@ _HOMES: dict[str, str] = {
     "flip_test": "analysis.exploring.pairing",
     "plot_rates": "analysis.exploring.interval_figure",
     "browse": "analysis.exploring.interactive_table",
+    # where a gate stands: published conditions, reference policies and runs in one table
+    "standings": "analysis.exploring.standings",
     # intervals
     "wilson_interval": "analysis.scoring.intervals",
     # two releases side by side (make compare)
