@@ -29,6 +29,7 @@ from analysis.inference import (
     rank_uncertainty_from_counts,
 )
 from analysis.inference.paired import UNPAIRED_METHOD
+from analysis.scoring.breakdowns import POOL_OF
 from analysis.scoring.intervals import difference_interval
 from analysis.scoring.leaderboard import load_conditions
 from analysis.scoring.ranking import (
@@ -112,6 +113,8 @@ def _inputs(conditions, cells, scenarios, data_dir):
             f"cells: not scored cells (no column {', '.join(sorted(missing))}); pass "
             "score_cells(trials, scenarios)"
         )
+    if POOL_OF in cells.columns:  # pooled cells (load_checked_cells): their own sources
+        cells = cells.assign(source=cells[POOL_OF]).drop(columns=POOL_OF)
     published = conditions.assign(source=PUBLISHED)
     others = cells.loc[cells["source"].astype(str) != PUBLISHED].copy()
     for column in ("condition", "source", "model", "reasoning"):

@@ -17,7 +17,9 @@ import numpy as np
 import pandas as pd
 from matplotlib.layout_engine import TightLayoutEngine
 from matplotlib.legend import Legend
+from matplotlib.text import Annotation, Text
 from matplotlib.ticker import PercentFormatter
+from matplotlib.transforms import Bbox
 
 from analysis import paths
 from analysis.paper.pdf_fonts import shared_font_subsets
@@ -265,6 +267,84 @@ def rate_heatmap(
             ax.text(
                 j + 0.5, i + 0.5, "no cells", ha="center", va="center", fontsize=6, color="0.35"
             )
+
+
+#: How far a point's name sits from it (points), and how far it may be moved away at most,
+#: in steps of its own height, before it is placed where it overlaps least.
+LABEL_OFFSET = (5.0, 4.0)
+LABEL_STEPS = 12
+
+
+def _text_box(text: Text, renderer) -> Bbox:
+    """The extent of ``text``'s own characters (an annotation's line left out), in pixels."""
+    if isinstance(text, Annotation):
+        text.update_positions(renderer)  # where its offset puts it now
+    return Text.get_window_extent(text, renderer)
+
+
+def label_points(
+    ax: plt.Axes,
+    labels: dict[tuple[float, float], str],
+    *,
+    fontsize: float = 6,
+    marker_points: float = 4.0,
+) -> list[Annotation]:
+    """Name points of ``ax`` (``labels``: data position -> text) so that no two names
+    overlap each other, the texts already on ``ax`` or the named points' markers: each name
+    is tried beside its point (right of it in the left half of the x axis, left of it in
+    the right half), then above and below in steps of its own height, then on the other
+    side; a name moved off its point is joined to it by a thin line. Place the names once
+    the figure is laid out (its legend drawn): they are measured where they will be."""
+    fig = ax.figure
+    renderer = fig.canvas.get_renderer()
+    scale = fig.dpi / 72
+    obstacles = [_text_box(text, renderer) for text in ax.texts if text.get_text()]
+    for x, y in labels:
+        cx, cy = ax.transData.transform((x, y))
+        half = marker_points * scale
+        obstacles.append(Bbox.from_extents(cx - half, cy - half, cx + half, cy + half))
+    frame = ax.get_window_extent(renderer)
+    middle = sum(ax.get_xlim()) / 2
+    placed: list[Annotation] = []
+    for (x, y), text in sorted(labels.items(), key=lambda item: (-item[0][1], item[0][0])):
+        first = "right" if x > middle else "left"
+        note = ax.annotate(
+            text,
+            (x, y),
+            xytext=LABEL_OFFSET,
+            textcoords="offset points",
+            fontsize=fontsize,
+            va="bottom",
+            arrowprops={"arrowstyle": "-", "color": "0.55", "linewidth": 0.5, "shrinkB": 3},
+        )
+        best = None
+        for ha in (first, "left" if first == "right" else "right"):
+            dx = -LABEL_OFFSET[0] if ha == "right" else LABEL_OFFSET[0]
+            note.set_horizontalalignment(ha)
+            note.set_position((dx, LABEL_OFFSET[1]))
+            height = _text_box(note, renderer).height / scale + 1
+            steps = [LABEL_OFFSET[1]]
+            for step in range(1, LABEL_STEPS + 1):
+                steps += [LABEL_OFFSET[1] + step * height, -LABEL_OFFSET[1] - step * height]
+            for dy in steps:
+                note.set_position((dx, dy))
+                box = _text_box(note, renderer)
+                clash = sum(box.overlaps(other) for other in obstacles)
+                inside = frame.x0 - 2 <= box.x0 and box.x1 <= frame.x1 + 2
+                score = (clash, not inside, abs(dy))
+                if best is None or score < best[0]:
+                    best = (score, ha, dx, dy)
+                if not clash and inside:
+                    break
+            if not best[0][0] and not best[0][1]:
+                break
+        _, ha, dx, dy = best
+        note.set_horizontalalignment(ha)
+        note.set_position((dx, dy))
+        note.arrow_patch.set_visible(dy != LABEL_OFFSET[1])
+        obstacles.append(_text_box(note, renderer))
+        placed.append(note)
+    return placed
 
 
 def legend_below(ax: plt.Axes, pad: float = 9, **options) -> Legend:
