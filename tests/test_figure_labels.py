@@ -105,3 +105,15 @@ def test_label_points_keeps_many_names_at_one_spot_apart():
     for (first, a), (second, b) in itertools.combinations(boxes, 2):
         assert not a.overlaps(b), f"{first!r} overlaps {second!r}"
     plt.close(fig)
+
+
+def test_no_two_pools_are_drawn_alike():
+    from analysis.paper.figures import source_style
+
+    pools = [f"reference-policy: policy-{i} (policy)" for i in range(3)]
+    pools += [f"run: my-gate-{i} (off)" for i in range(9)]
+    looks = [
+        (style["color"], style["marker"], style["hatch"]) for style in map(source_style, pools)
+    ]
+    bars = [(colour, hatch) for colour, _, hatch in looks]  # a bar has no marker
+    assert len(set(bars)) == len(pools)

@@ -66,20 +66,30 @@ def row_label(condition: str, source: str) -> str:
     return f"{condition} [{short.get(origin, origin)}]"
 
 
-_POOL_COLOURS: dict[str, str] = {}
+#: Each pool's place in the order pools were first drawn in (its colour and hatch).
+_POOL_COLOURS: dict[str, int] = {}
+#: Bar hatches of the pools drawn after the colours ran out, once per round of colours.
+POOL_HATCHES = ("", "////", "....", "xxxx")
 
 
 def source_style(source: str) -> dict:
-    """Colour, marker and legend label of a verdict source or pool (``published``,
-    ``reference-policy: surface-flag (policy)``, ...): the marker tells the origin, the colour
-    the pool; a pool is labelled as :func:`row_label` names a figure row."""
+    """Colour, marker, bar hatch and legend label of a verdict source or pool
+    (``published``, ``reference-policy: surface-flag (policy)``, ...): the marker tells the
+    origin, the colour (and, past five pools, the hatch) the pool; a pool is labelled as
+    :func:`row_label` names a figure row."""
     origin, _, condition = str(source).partition(": ")
     base = SOURCE_STYLE.get(origin, {"color": PALETTE["purple"], "marker": "D", "label": origin})
     if not condition:
-        return dict(base)
+        return {"hatch": "", **base}
     others = [c for k, c in PALETTE.items() if k not in ("black", "yellow", "blue")]
-    colour = _POOL_COLOURS.setdefault(str(source), others[len(_POOL_COLOURS) % len(others)])
-    return {"color": colour, "marker": base["marker"], "label": row_label(condition, origin)}
+    index = _POOL_COLOURS.setdefault(str(source), len(_POOL_COLOURS))
+    return {
+        "color": others[index % len(others)],
+        "marker": base["marker"],
+        "label": row_label(condition, origin),
+        # once the colours run out, a bar of a later pool is hatched: no two pools look alike
+        "hatch": POOL_HATCHES[(index // len(others)) % len(POOL_HATCHES)],
+    }
 
 
 def percent_axis(ax: plt.Axes, axis: str = "x", *, limits: bool = True) -> None:
