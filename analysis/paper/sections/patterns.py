@@ -84,7 +84,14 @@ def hardest_figure(hardest: pd.DataFrame, sources: list[str], per_pool: int = 5)
         bar.set_hatch(style["hatch"])
     for source in dict.fromkeys(top["source"]):
         style = source_style(source)
-        ax.barh([0], [0], color=style["color"], hatch=style["hatch"], label=style["label"])
+        ax.barh(
+            [0],
+            [0],
+            color=style["color"],
+            hatch=style["hatch"],
+            edgecolor="white",
+            label=style["label"],
+        )
     ax.set_yticks(range(len(top)), top["scenario_id"], fontsize=6)
     ax.invert_yaxis()
     percent_axis(ax)
