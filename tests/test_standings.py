@@ -137,3 +137,31 @@ def test_standings_without_runs_have_no_differences(conditions, reference_cells)
 def test_standings_refuse_cells_that_are_not_scored_cells(conditions):
     with pytest.raises(ValueError, match=r"^cells: not scored cells"):
         standings(conditions, conditions)
+
+
+def test_own_runs_leave_the_release_sample_cell_aside(sample_cells, run_cells):
+    from analysis.paper.sections.your_runs import own_runs
+
+    cells = pd.concat([sample_cells.astype({"source": str}), run_cells])
+    assert own_runs(cells, paths.runs_dir()) == ["surface-flag (policy)"]
+    assert own_runs(sample_cells, paths.runs_dir()) == []
+    assert own_runs(None, paths.runs_dir()) == []
+
+
+def test_your_runs_tables_show_only_your_runs(conditions, run_cells):
+    from analysis.paper.sections.your_runs import differences_table, runs_table
+
+    table = runs_table(standings(conditions, run_cells, n_boot=N_BOOT), ["surface-flag (policy)"])
+    assert table["condition"].tolist() == ["surface-flag (policy)"]
+    assert table["rank"].iloc[0].endswith(" of 34")
+    assert table["clustered 95% CI"].iloc[0].startswith("[")
+    diffs = standings(conditions, run_cells, differences=True, n_boot=N_BOOT)
+    paired = differences_table(diffs, ["surface-flag (policy)"])
+    assert len(paired) == 6  # three reference policies, two metrics
+    assert set(paired["reference policy"]) == {
+        "always-hold (policy)",
+        "always-proceed (policy)",
+        "surface-flag (policy)",
+    }
+    hold = paired[paired["reference policy"] == "always-hold (policy)"].iloc[0]
+    assert hold["difference (points)"] == "+34.0" and hold["p"] == "< 0.001"
