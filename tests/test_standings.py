@@ -165,3 +165,16 @@ def test_your_runs_tables_show_only_your_runs(conditions, run_cells):
     }
     hold = paired[paired["reference policy"] == "always-hold (policy)"].iloc[0]
     assert hold["difference (points)"] == "+34.0" and hold["p"] == "< 0.001"
+
+
+def test_a_run_of_three_trials_per_cell_stands_beside_five(conditions, scenarios):
+    trials = load_trials([paths.runs_dir() / paths.REFERENCE_RUNS_NAME], scenarios=scenarios)
+    short = trials[(trials["trial"] <= 3) & (trials["condition"] == "surface-flag (policy)")]
+    short = short.assign(source=pd.Categorical(["run"] * len(short)))
+    cells = pd.concat([score_cells(trials, scenarios), score_cells(short, scenarios)])
+    table = standings(conditions, cells, n_boot=N_BOOT)
+    assert {"modal", "pass-all"} <= set(table.columns)  # no one count of trials names them
+    run = table[table["source"] == "run"].iloc[0]
+    assert run["n_trials"] == 3 * run["n_cells"]
+    diffs = standings(conditions, cells, differences=True, n_boot=N_BOOT)
+    assert (diffs.loc[diffs["versus_source"] == "reference-policy", "pairing"] == "paired").all()

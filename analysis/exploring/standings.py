@@ -207,7 +207,6 @@ def standings(
     together["name"] = condition_names(together)
     together["key"] = _key(together["source"], together["name"])
     ranked = rank_conditions(together)
-    trials_per_cell(ranked)  # one trials-per-cell across the rows, or one clear error
     printed = leaderboard_table(ranked).drop(columns=["rank", "condition"], errors="ignore")
     printed = printed.drop(columns=["source"], errors="ignore")
 

@@ -148,7 +148,8 @@ def leaderboard_table(ranked: pd.DataFrame) -> pd.DataFrame:
     from per-trial verdicts, or of both together; then a ``source`` column follows the
     condition's name (a condition is its source and its name). A rate with nothing to
     count (no scored cell, no opportunity) prints :data:`EMPTY`, as the release prints no
-    rate there.
+    rate there; conditions run with different trials per cell name their reads without a
+    count (``modal``, ``pass-all``: :func:`read_names`).
 
     Examples
     --------
@@ -173,7 +174,11 @@ def leaderboard_table(ranked: pd.DataFrame) -> pd.DataFrame:
     def rate(a: int, b: int) -> str:
         return count_text(a, b, whole_bare=True)
 
-    names = read_names(trials_per_cell(ranked))
+    try:
+        k = trials_per_cell(ranked)
+    except ValueError:  # conditions run with different trials per cell: reads without a count
+        k = None
+    names = read_names(k)
     miss, miss_counts, miss_from = _weighted_miss(ranked)
     sources = ranked["source"].astype(str) if "source" in ranked.columns else None
     mixed = sources is not None and sources.nunique() > 1
