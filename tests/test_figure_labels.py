@@ -10,7 +10,7 @@ import pandas as pd
 import pytest
 from matplotlib.text import Annotation, Text
 
-from analysis.paper.figures import label_points, use_style
+from analysis.paper.figures import label_points, marker_boxes, use_style
 from analysis.paper.sections.mirrors import mirror_figure
 from analysis.scoring.breakdowns import ANCHOR, MIRROR
 
@@ -75,6 +75,11 @@ def test_no_two_labels_of_the_mirror_figure_overlap(two_runs_of_one_model):
     assert len(boxes) >= 5  # the named points and the published count
     for (first, a), (second, b) in itertools.combinations(boxes, 2):
         assert not a.overlaps(b), f"{first!r} overlaps {second!r}"
+    ax = two_runs_of_one_model.axes[0]
+    markers = marker_boxes(ax, two_runs_of_one_model.dpi / 72)
+    for name, box in boxes:
+        if name != "2":  # a shared marker's count sits on its corner
+            assert not any(box.overlaps(marker) for marker in markers), name
 
 
 def test_each_name_appears_once_per_panel(two_runs_of_one_model):

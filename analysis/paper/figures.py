@@ -292,27 +292,38 @@ def _text_box(text: Text, renderer) -> Bbox:
     return Text.get_window_extent(text, renderer)
 
 
+def marker_boxes(ax: plt.Axes, scale: float) -> list[Bbox]:
+    """A box around every scatter marker drawn on ``ax`` (its area in points squared)."""
+    boxes = []
+    for collection in ax.collections:
+        offsets = np.asarray(collection.get_offsets(), dtype="float64").reshape(-1, 2)
+        sizes = np.asarray(collection.get_sizes(), dtype="float64")
+        if not len(offsets) or not len(sizes):
+            continue
+        for (x, y), size in zip(offsets, np.resize(sizes, len(offsets)), strict=True):
+            if np.isfinite(x) and np.isfinite(y):
+                cx, cy = ax.transData.transform((x, y))
+                half = np.sqrt(size) / 2 * scale
+                boxes.append(Bbox.from_extents(cx - half, cy - half, cx + half, cy + half))
+    return boxes
+
+
 def label_points(
-    ax: plt.Axes,
-    labels: dict[tuple[float, float], str],
-    *,
-    fontsize: float = 6,
-    marker_points: float = 4.0,
+    ax: plt.Axes, labels: dict[tuple[float, float], str], *, fontsize: float = 6
 ) -> list[Annotation]:
     """Name points of ``ax`` (``labels``: data position -> text) so that no two names
-    overlap each other, the texts already on ``ax`` or the named points' markers: each name
-    is tried beside its point (right of it in the left half of the x axis, left of it in
-    the right half), then above and below in steps of its own height, then on the other
-    side; a name moved off its point is joined to it by a thin line. Place the names once
-    the figure is laid out (its legend drawn): they are measured where they will be."""
+    overlap each other, the texts already on ``ax`` or any scatter marker. Names are placed
+    from the highest point down; each is tried just above its point (right of it in the
+    left half of the x axis, left of it in the right half), then below it in steps of its
+    own height (so that the names of a cluster of points stand in the points' order and
+    their lines do not cross), then above, then on the other side, inside the axes; a name
+    moved off its point is joined to it by a thin line. Place the names once the figure is
+    laid out (its legend drawn): they are measured where they will be."""
     fig = ax.figure
     renderer = fig.canvas.get_renderer()
     scale = fig.dpi / 72
     obstacles = [_text_box(text, renderer) for text in ax.texts if text.get_text()]
-    for x, y in labels:
-        cx, cy = ax.transData.transform((x, y))
-        half = marker_points * scale
-        obstacles.append(Bbox.from_extents(cx - half, cy - half, cx + half, cy + half))
+    obstacles += marker_boxes(ax, scale)
     frame = ax.get_window_extent(renderer)
     middle = sum(ax.get_xlim()) / 2
     placed: list[Annotation] = []
@@ -334,13 +345,15 @@ def label_points(
             note.set_position((dx, LABEL_OFFSET[1]))
             height = _text_box(note, renderer).height / scale + 1
             steps = [LABEL_OFFSET[1]]
-            for step in range(1, LABEL_STEPS + 1):
-                steps += [LABEL_OFFSET[1] + step * height, -LABEL_OFFSET[1] - step * height]
+            steps += [-LABEL_OFFSET[1] - k * height for k in range(1, LABEL_STEPS + 1)]
+            steps += [LABEL_OFFSET[1] + k * height for k in range(1, LABEL_STEPS + 1)]
             for dy in steps:
                 note.set_position((dx, dy))
                 box = _text_box(note, renderer)
                 clash = sum(box.overlaps(other) for other in obstacles)
-                inside = frame.x0 - 2 <= box.x0 and box.x1 <= frame.x1 + 2
+                inside = (
+                    frame.x0 - 2 <= box.x0 and box.x1 <= frame.x1 + 2 and box.y0 >= frame.y0 - 2
+                )
                 score = (clash, not inside, abs(dy))
                 if best is None or score < best[0]:
                     best = (score, ha, dx, dy)
