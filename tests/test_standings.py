@@ -178,3 +178,9 @@ def test_a_run_of_three_trials_per_cell_stands_beside_five(conditions, scenarios
     assert run["n_trials"] == 3 * run["n_cells"]
     diffs = standings(conditions, cells, differences=True, n_boot=N_BOOT)
     assert (diffs.loc[diffs["versus_source"] == "reference-policy", "pairing"] == "paired").all()
+
+
+def test_standings_refuse_scored_conditions_given_as_published(conditions, reference_cells):
+    mixed = pd.concat([conditions, condition_scores(reference_cells)])
+    with pytest.raises(ValueError, match=r"^conditions: published conditions only"):
+        standings(mixed, reference_cells)

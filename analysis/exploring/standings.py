@@ -107,6 +107,13 @@ def _inputs(conditions, cells, scenarios, data_dir):
                 trials = load_trials(runs_dir=paths.runs_dir(data_dir), scenarios=scenarios)
             cells = score_cells(trials, scenarios)
     require_counts(conditions, "conditions")
+    if "source" in conditions.columns:
+        other = sorted(set(conditions["source"].dropna().astype(str)) - {PUBLISHED})
+        if other:
+            raise ValueError(
+                f"conditions: published conditions only (load_conditions), not {other[0]!r} "
+                "ones; pass the reference policies' and runs' scored cells as cells"
+            )
     missing = {"scenario_id", "condition", "source", "modal_scored"} - set(cells.columns)
     if missing:
         raise ValueError(
