@@ -4,14 +4,17 @@ tidy tables, and the paper's tables computed from them.
 The public API, re-exported here from the modules that hold it; every location defaults to
 the project's ``data/`` folder, worked out when a function is called::
 
-    from analysis import condition_scores, flips, load_scenarios, load_trials, rates, score_cells
+    from analysis import (
+        condition_scores, flips, load_scenarios, load_trials, rates, score_cells, standings,
+    )
 
     scenarios = load_scenarios()                       # one row per scenario
     trials = load_trials(scenarios=scenarios)          # one row per (scenario, condition, trial)
     cells = score_cells(trials, scenarios)             # one row per (scenario, condition)
     conditions = condition_scores(cells)               # one row per condition
-    rates(cells, by="domain", metric=["over_refusal", "under_refusal"])   # per condition
+    rates(cells, by="domain", metric=["over_refusal", "under_refusal"])   # tidy rates
     flips(cells, model="gpt-5.4-mini")     # floor against high (with the per-trial verdicts)
+    standings()                                        # your runs beside Table 2, ranked
 
 Names are imported on first use, so ``import analysis`` stays cheap (the no-op check of
 ``make paper`` imports no pandas).
@@ -50,6 +53,8 @@ _HOMES: dict[str, str] = {
     "flip_test": "analysis.exploring.pairing",
     "plot_rates": "analysis.exploring.interval_figure",
     "browse": "analysis.exploring.interactive_table",
+    # where a gate stands: published conditions, reference policies and runs in one table
+    "standings": "analysis.exploring.standings",
     # intervals
     "wilson_interval": "analysis.scoring.intervals",
     # what a release can detect, and the scenarios a difference needs

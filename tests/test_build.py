@@ -257,6 +257,8 @@ def test_a_run_whose_every_cell_was_filtered_builds(tmp_path):
     assert of_it and not [name for name, number in of_it.items() if "denominator" in number]
     stability = (paper / "tables" / "stability-ranks.csv").read_text()
     assert "filtered-model (off)" in stability
+    yours = (paper / "tables" / "your-runs.csv").read_text()  # ranked last, with no rate
+    assert "filtered-model (off)" in yours and "of 34" in yours
 
 
 def test_the_build_runs_on_as_many_kernels_as_asked(tmp_path, monkeypatch):

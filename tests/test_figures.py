@@ -137,8 +137,10 @@ def test_published_conditions_at_one_point_share_a_larger_labelled_marker():
     assert published.get_sizes().tolist() == [80.0, 40.0]
     assert legend_marker.get_label() == "published verdicts" in legend
     assert legend_marker.get_sizes().tolist() == [40.0]
-    assert notes == ["2", "always-hold (policy)"]
-    assert "m (off) [run] (no point: no scored anchor or mirror)" in legend
+    assert notes == ["2", "always-hold (policy) [reference policy]"]
+    assert any(
+        line.endswith("no point (no scored anchor or mirror): m (off) [run]") for line in legend
+    )
 
 
 def test_other_conditions_at_one_point_share_one_label():
@@ -156,7 +158,7 @@ def test_other_conditions_at_one_point_share_one_label():
     fig = mirror_figure(scatter, ["run"])
     notes = sorted(text.get_text() for text in fig.axes[0].texts)
     plt.close(fig)
-    assert notes == ["local-a (off)\nlocal-b (off)", "m1 (off)"]
+    assert notes == ["local-a (off) [run]\nlocal-b (off) [run]", "m1 (off) [run]"]
 
 
 def test_published_conditions_without_a_point_are_counted_in_the_legend():

@@ -129,7 +129,7 @@ def test_a_section_reads_the_data_folder_it_is_given(tmp_path: Path) -> None:
     default = open_section("07-stability", output_dir=tmp_path / "default")
     assert section.inputs and all(data in p.parents for p in section.inputs)
     gone = set(default.sources) - set(section.sources)
-    assert gone and all(pool.startswith("run: ") for pool in gone)
+    assert gone and all(pool.startswith(("run: ", "your run: ")) for pool in gone)
     assert len(section.conditions) == len(default.conditions)
 
 

@@ -3,7 +3,8 @@
 Owns one joined trials-and-scenarios table (``joined``: ``with_metadata``), rates with
 intervals by any column (``rate_table``: ``rates``), two conditions paired by scenario
 (``pairing``: ``flips``, ``flip_test``), precomputed intervals drawn (``interval_figure``:
-``plot_rates``), a long frame to sort and filter (``interactive_table``: ``browse``), and
+``plot_rates``), the published conditions, reference policies and runs ranked in one
+table (``standings``), a long frame to sort and filter (``interactive_table``: ``browse``), and
 the tidy tables as Parquet and CSV for other tools (``export``: ``make export``).
 
 May import: :mod:`analysis.files`, :mod:`analysis.paths`, :mod:`analysis.help_text`,

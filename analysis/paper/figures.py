@@ -17,7 +17,9 @@ import numpy as np
 import pandas as pd
 from matplotlib.layout_engine import TightLayoutEngine
 from matplotlib.legend import Legend
+from matplotlib.text import Annotation, Text
 from matplotlib.ticker import PercentFormatter
+from matplotlib.transforms import Bbox
 
 from analysis import paths
 from analysis.paper.pdf_fonts import shared_font_subsets
@@ -64,20 +66,30 @@ def row_label(condition: str, source: str) -> str:
     return f"{condition} [{short.get(origin, origin)}]"
 
 
-_POOL_COLOURS: dict[str, str] = {}
+#: Each pool's place in the order pools were first drawn in (its colour and hatch).
+_POOL_COLOURS: dict[str, int] = {}
+#: Bar hatches of the pools drawn after the colours ran out, once per round of colours.
+POOL_HATCHES = ("", "////", "....", "xxxx")
 
 
 def source_style(source: str) -> dict:
-    """Colour, marker and legend label of a verdict source or pool (``published``,
-    ``reference-policy: surface-flag (policy)``, ...): the marker tells the origin, the colour
-    the pool; a pool is labelled as :func:`row_label` names a figure row."""
+    """Colour, marker, bar hatch and legend label of a verdict source or pool
+    (``published``, ``reference-policy: surface-flag (policy)``, ...): the marker tells the
+    origin, the colour (and, past five pools, the hatch) the pool; a pool is labelled as
+    :func:`row_label` names a figure row."""
     origin, _, condition = str(source).partition(": ")
     base = SOURCE_STYLE.get(origin, {"color": PALETTE["purple"], "marker": "D", "label": origin})
     if not condition:
-        return dict(base)
+        return {"hatch": "", **base}
     others = [c for k, c in PALETTE.items() if k not in ("black", "yellow", "blue")]
-    colour = _POOL_COLOURS.setdefault(str(source), others[len(_POOL_COLOURS) % len(others)])
-    return {"color": colour, "marker": base["marker"], "label": row_label(condition, origin)}
+    index = _POOL_COLOURS.setdefault(str(source), len(_POOL_COLOURS))
+    return {
+        "color": others[index % len(others)],
+        "marker": base["marker"],
+        "label": row_label(condition, origin),
+        # once the colours run out, a bar of a later pool is hatched: no two pools look alike
+        "hatch": POOL_HATCHES[(index // len(others)) % len(POOL_HATCHES)],
+    }
 
 
 def percent_axis(ax: plt.Axes, axis: str = "x", *, limits: bool = True) -> None:
@@ -265,6 +277,97 @@ def rate_heatmap(
             ax.text(
                 j + 0.5, i + 0.5, "no cells", ha="center", va="center", fontsize=6, color="0.35"
             )
+
+
+#: How far a point's name sits from it (points), and how far it may be moved away at most,
+#: in steps of its own height, before it is placed where it overlaps least.
+LABEL_OFFSET = (5.0, 4.0)
+LABEL_STEPS = 12
+
+
+def _text_box(text: Text, renderer) -> Bbox:
+    """The extent of ``text``'s own characters (an annotation's line left out), in pixels."""
+    if isinstance(text, Annotation):
+        text.update_positions(renderer)  # where its offset puts it now
+    return Text.get_window_extent(text, renderer)
+
+
+def marker_boxes(ax: plt.Axes, scale: float) -> list[Bbox]:
+    """A box around every scatter marker drawn on ``ax`` (its area in points squared)."""
+    boxes = []
+    for collection in ax.collections:
+        offsets = np.asarray(collection.get_offsets(), dtype="float64").reshape(-1, 2)
+        sizes = np.asarray(collection.get_sizes(), dtype="float64")
+        if not len(offsets) or not len(sizes):
+            continue
+        for (x, y), size in zip(offsets, np.resize(sizes, len(offsets)), strict=True):
+            if np.isfinite(x) and np.isfinite(y):
+                cx, cy = ax.transData.transform((x, y))
+                half = np.sqrt(size) / 2 * scale
+                boxes.append(Bbox.from_extents(cx - half, cy - half, cx + half, cy + half))
+    return boxes
+
+
+def label_points(
+    ax: plt.Axes, labels: dict[tuple[float, float], str], *, fontsize: float = 6
+) -> list[Annotation]:
+    """Name points of ``ax`` (``labels``: data position -> text) so that no two names
+    overlap each other, the texts already on ``ax`` or any scatter marker. Names are placed
+    from the highest point down; each is tried just above its point (right of it in the
+    left half of the x axis, left of it in the right half), then below it in steps of its
+    own height (so that the names of a cluster of points stand in the points' order and
+    their lines do not cross), then above, then on the other side, inside the axes; a name
+    moved off its point is joined to it by a thin line. Place the names once the figure is
+    laid out (its legend drawn): they are measured where they will be."""
+    fig = ax.figure
+    renderer = fig.canvas.get_renderer()
+    scale = fig.dpi / 72
+    obstacles = [_text_box(text, renderer) for text in ax.texts if text.get_text()]
+    obstacles += marker_boxes(ax, scale)
+    frame = ax.get_window_extent(renderer)
+    middle = sum(ax.get_xlim()) / 2
+    placed: list[Annotation] = []
+    for (x, y), text in sorted(labels.items(), key=lambda item: (-item[0][1], item[0][0])):
+        first = "right" if x > middle else "left"
+        note = ax.annotate(
+            text,
+            (x, y),
+            xytext=LABEL_OFFSET,
+            textcoords="offset points",
+            fontsize=fontsize,
+            va="bottom",
+            arrowprops={"arrowstyle": "-", "color": "0.55", "linewidth": 0.5, "shrinkB": 3},
+        )
+        best = None
+        for ha in (first, "left" if first == "right" else "right"):
+            dx = -LABEL_OFFSET[0] if ha == "right" else LABEL_OFFSET[0]
+            note.set_horizontalalignment(ha)
+            note.set_position((dx, LABEL_OFFSET[1]))
+            height = _text_box(note, renderer).height / scale + 1
+            steps = [LABEL_OFFSET[1]]
+            steps += [-LABEL_OFFSET[1] - k * height for k in range(1, LABEL_STEPS + 1)]
+            steps += [LABEL_OFFSET[1] + k * height for k in range(1, LABEL_STEPS + 1)]
+            for dy in steps:
+                note.set_position((dx, dy))
+                box = _text_box(note, renderer)
+                clash = sum(box.overlaps(other) for other in obstacles)
+                inside = (
+                    frame.x0 - 2 <= box.x0 and box.x1 <= frame.x1 + 2 and box.y0 >= frame.y0 - 2
+                )
+                score = (clash, not inside, abs(dy))
+                if best is None or score < best[0]:
+                    best = (score, ha, dx, dy)
+                if not clash and inside:
+                    break
+            if not best[0][0] and not best[0][1]:
+                break
+        _, ha, dx, dy = best
+        note.set_horizontalalignment(ha)
+        note.set_position((dx, dy))
+        note.arrow_patch.set_visible(dy != LABEL_OFFSET[1])
+        obstacles.append(_text_box(note, renderer))
+        placed.append(note)
+    return placed
 
 
 def legend_below(ax: plt.Axes, pad: float = 9, **options) -> Legend:

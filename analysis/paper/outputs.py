@@ -194,19 +194,62 @@ def merge_left_out(output_dir: Path) -> list[dict[str, str]]:
     return merged
 
 
+#: How a section's sources name a run of your own (``your run: <condition>``); the
+#: release's sample cell is ``run: <condition>``.
+YOUR_RUN = "your run"
+
+
+def computed_on(sources: list[str]) -> tuple[str, str]:
+    """What per-trial stand-ins ``sources`` (pools: ``reference-policy: ...``, ``run:
+    ...`` for the release's sample cell, ``your run: ...``) hold, short for a title and
+    long, each run of your own named, for a caption.
+
+    Examples
+    --------
+    >>> computed_on(["reference-policy: always-hold (policy)", "run: m (off)"])[0]
+    'reference policies and sample cell'
+    >>> computed_on(["reference-policy: a (policy)", "your run: g (off)", "your run: g (high)"])[1]
+    'the reference policies and your runs g (high) and g (off)'
+    """
+    named: dict[str, list[str]] = {}
+    for source in sources:
+        origin, _, condition = str(source).partition(": ")
+        named.setdefault(origin, []).append(condition)
+    short, long = [], []
+    if "reference-policy" in named:
+        short.append("reference policies")
+        long.append("the reference policies")
+    if "run" in named:
+        cells = len(named["run"])
+        short.append("sample cell" if cells == 1 else "sample cells")
+        long.append("the release's sample cell" if cells == 1 else "the release's sample cells")
+    if YOUR_RUN in named:
+        yours = sorted(named[YOUR_RUN])
+        short.append("your run" if len(yours) == 1 else "your runs")
+        listed = yours[0] if len(yours) == 1 else f"{', '.join(yours[:-1])} and {yours[-1]}"
+        long.append(f"your run{'s' if len(yours) > 1 else ''} {listed}")
+    if not short:
+        return "stand-ins", "stand-ins"
+
+    def joined(parts: list[str]) -> str:
+        return parts[0] if len(parts) == 1 else f"{', '.join(parts[:-1])} and {parts[-1]}"
+
+    return joined(short), joined(long)
+
+
 def stand_in_title(title: str, sources: list[str]) -> str:
-    """``title``, marked as computed on stand-ins when no published verdicts are among
-    ``sources`` (reference policies, the sample cell, local runs)."""
+    """``title``, marked as computed on stand-ins (reference policies, the sample cell,
+    your runs: :func:`computed_on`) when no published verdicts are among ``sources``."""
     if "published" in sources:
         return title
-    return f"{title}\nreference policies and sample cell, not the paper's results"
+    return f"{title}\n{computed_on(sources)[0]}, not the paper's results"
 
 
 def stand_in_caption(caption: str, sources: list[str]) -> str:
-    """``caption`` with the same mark as :func:`stand_in_title`."""
+    """``caption`` with the same mark as :func:`stand_in_title`, naming your runs."""
     if "published" in sources:
         return caption
     return (
-        f"{caption} Computed on the reference policies and the sample cell (the public "
-        "release lacks per-scenario verdicts): not the paper's results."
+        f"{caption} Computed on {computed_on(sources)[1]} (the public release lacks "
+        "per-scenario verdicts): not the paper's results."
     )

@@ -8,7 +8,50 @@ from fractions import Fraction
 import pandas as pd
 
 from analysis.corpus.formatting import count_text, percent_text, weighted_miss_text
-from analysis.scoring.leaderboard import interval_text
+from analysis.scoring.leaderboard import FROM_VERDICTS, interval_text
+
+#: The counts Table 2 is ranked and printed from (``load_conditions`` or ``condition_scores``).
+RANKED_COUNTS = (
+    "n_trials",
+    "n_trials_correct",
+    "n_cells",
+    "n_modal_correct",
+    "n_pass5",
+    "n_hold_opportunities",
+    "n_under_refusals",
+    "n_proceed_opportunities",
+    "n_over_refusals",
+)
+#: What a table holding no count stands for in a printed column (no scored cell, no
+#: opportunity, no decided weight): the release prints no rate there.
+EMPTY = "–"
+
+
+def require_counts(conditions: pd.DataFrame, argument: str, columns=RANKED_COUNTS) -> None:
+    """Refuse ``conditions`` unless it holds condition counts: one line naming the argument
+    and what it lacks (counts come from ``load_conditions`` or ``condition_scores``)."""
+    if not isinstance(conditions, pd.DataFrame):
+        raise TypeError(f"{argument}: a DataFrame of condition counts, not {type(conditions)}")
+    missing = [c for c in ("condition", *columns) if c not in conditions.columns]
+    if missing:
+        raise ValueError(
+            f"{argument}: not condition counts (no column {', '.join(missing)}); pass "
+            "load_conditions(...) for the published conditions or condition_scores(cells) "
+            "for per-trial verdicts, or both joined with pd.concat"
+        )
+    counts = conditions[list(columns)]
+    if counts.isna().any().any():
+        gaps = [c for c in columns if conditions[c].isna().any()]
+        raise ValueError(f"{argument}: counts missing in column(s) {', '.join(gaps)}")
+
+
+def condition_names(conditions: pd.DataFrame) -> pd.Series:
+    """Each condition's name: its ``label`` where it has one (published conditions), else
+    its ``condition`` (conditions scored from per-trial verdicts)."""
+    names = conditions["condition"].astype(object)
+    if "label" in conditions.columns:
+        names = conditions["label"].astype(object).where(conditions["label"].notna(), names)
+    return names.astype(str)
 
 
 def table2_order_key(n_trials_correct: int, n_trials: int, n_pass5: int, name: str) -> tuple:
@@ -19,8 +62,11 @@ def table2_order_key(n_trials_correct: int, n_trials: int, n_pass5: int, name: s
 
 
 def rank_conditions(conditions: pd.DataFrame) -> pd.DataFrame:
-    """Conditions in Table 2's order (:func:`table2_order_key`; the name is ``label`` when
-    present, else ``condition``) with ``rank`` 1..n.
+    """Conditions in Table 2's order (:func:`table2_order_key`; the name is ``label`` where
+    present, else ``condition``) with ``rank`` 1..n. Published conditions
+    (``load_conditions``) and conditions scored from per-trial verdicts
+    (``condition_scores``) may be ranked together (``pd.concat``); a frame without the
+    counts is refused, naming what it lacks.
 
     Examples
     --------
@@ -31,14 +77,14 @@ def rank_conditions(conditions: pd.DataFrame) -> pd.DataFrame:
     >>> bool(ranked["rank"].is_monotonic_increasing), int(ranked["rank"].iloc[0])
     (True, 1)
     """
-    name = "label" if "label" in conditions.columns else "condition"
+    require_counts(conditions, "conditions", RANKED_COUNTS[:5])
     keys = [
         table2_order_key(k, n, p, label)
         for k, n, p, label in zip(
             conditions["n_trials_correct"],
             conditions["n_trials"],
             conditions["n_pass5"],
-            conditions[name],
+            condition_names(conditions),
             strict=True,
         )
     ]
@@ -72,8 +118,38 @@ def read_names(k: int | None) -> dict[str, str]:
     return {"modal": f"modal-of-{k}", "pass": f"pass{k}", "trials": f"{k} trials"}
 
 
+def _weighted_miss(ranked: pd.DataFrame) -> tuple[list, list, list]:
+    """Per row: the printed weighted miss, its count and where the count comes from; a
+    published row has them (``weighted_miss_fit``), a row scored from per-trial verdicts
+    has ``weight_missed / weight_scored``; no decided weight prints :data:`EMPTY`."""
+    texts, counts, origins = [], [], []
+    for row in ranked.to_dict("records"):
+        fit = row.get("weighted_miss_fit")
+        if not isinstance(fit, tuple):
+            missed, scored = row.get("weight_missed"), row.get("weight_scored")
+            fit = None if pd.isna(missed) or pd.isna(scored) else (int(missed), int(scored))
+        if fit is None or not int(fit[1]):
+            texts.append(EMPTY)
+        else:
+            texts.append(weighted_miss_text(*fit))
+        listed = row.get("weighted_miss_counts")
+        counts.append(
+            listed if isinstance(listed, str) else EMPTY if fit is None else f"{fit[0]}/{fit[1]}"
+        )
+        origin = row.get("weighted_miss_from")
+        origins.append(origin if isinstance(origin, str) else FROM_VERDICTS)
+    return texts, counts, origins
+
+
 def leaderboard_table(ranked: pd.DataFrame) -> pd.DataFrame:
     """Table 2 as printed: every column re-derived from the counts, in rank order.
+
+    ``ranked`` is :func:`rank_conditions` of published conditions, of conditions scored
+    from per-trial verdicts, or of both together; then a ``source`` column follows the
+    condition's name (a condition is its source and its name). A rate with nothing to
+    count (no scored cell, no opportunity) prints :data:`EMPTY`, as the release prints no
+    rate there; conditions run with different trials per cell name their reads without a
+    count (``modal``, ``pass-all``: :func:`read_names`).
 
     Examples
     --------
@@ -85,18 +161,32 @@ def leaderboard_table(ranked: pd.DataFrame) -> pd.DataFrame:
     >>> table.columns[:2].tolist(), len(table) == len(conditions)
     (['rank', 'condition'], True)
     """
+    require_counts(ranked, "ranked", RANKED_COUNTS)
+    if "rank" not in ranked.columns:
+        raise ValueError("ranked: no column rank; pass rank_conditions(conditions)")
 
     def column(render, k: str, n: str) -> list[str]:
-        return [render(a, b) for a, b in zip(ranked[k], ranked[n], strict=True)]
+        return [
+            render(int(a), int(b)) if int(b) > 0 else EMPTY
+            for a, b in zip(ranked[k], ranked[n], strict=True)
+        ]
 
     def rate(a: int, b: int) -> str:
         return count_text(a, b, whole_bare=True)
 
-    names = read_names(trials_per_cell(ranked))
+    try:
+        k = trials_per_cell(ranked)
+    except ValueError:  # conditions run with different trials per cell: reads without a count
+        k = None
+    names = read_names(k)
+    miss, miss_counts, miss_from = _weighted_miss(ranked)
+    sources = ranked["source"].astype(str) if "source" in ranked.columns else None
+    mixed = sources is not None and sources.nunique() > 1
     return pd.DataFrame(
         {
             "rank": ranked["rank"],
-            "condition": ranked["label"],
+            "condition": condition_names(ranked),
+            **({"source": sources} if mixed else {}),
             "mean trial accuracy": column(percent_text, "n_trials_correct", "n_trials"),
             "95% CI": column(interval_text, "n_trials_correct", "n_trials"),
             names["modal"]: column(count_text, "n_modal_correct", "n_cells"),
@@ -105,8 +195,8 @@ def leaderboard_table(ranked: pd.DataFrame) -> pd.DataFrame:
             f"{names['pass']} 95% CI": column(interval_text, "n_pass5", "n_cells"),
             "under-refusal": column(rate, "n_under_refusals", "n_hold_opportunities"),
             "over-refusal": column(rate, "n_over_refusals", "n_proceed_opportunities"),
-            "weighted miss": [weighted_miss_text(*fit) for fit in ranked["weighted_miss_fit"]],
-            "weighted miss counts": ranked["weighted_miss_counts"],
-            "weighted miss counts from": ranked["weighted_miss_from"],
+            "weighted miss": miss,
+            "weighted miss counts": miss_counts,
+            "weighted miss counts from": miss_from,
         }
     )

@@ -47,10 +47,52 @@ def _git(*args: str) -> str | None:
     return done.stdout.strip() if done.returncode == 0 else None
 
 
+#: Folders whose untracked files the build never reads (your own notebooks in ``explore/``):
+#: they do not make a build "dirty". Ignored files never do (``git status`` omits them).
+UNREAD_UNTRACKED = ("explore/",)
+
+
+def uncommitted_changes(root: Path | None = None) -> bool | None:
+    """Whether the git checkout at ``root`` (default: the project) has changes the build
+    may read: a modified, staged or deleted tracked file, or an untracked file outside
+    :data:`UNREAD_UNTRACKED`. Ignored files do not count. None when git cannot say (no
+    git, or not a checkout).
+
+    Examples
+    --------
+    >>> uncommitted_changes(Path("/")) is None  # not a git checkout
+    True
+    """
+    try:
+        done = subprocess.run(
+            ["git", "status", "--porcelain=v1", "-z", "--untracked-files=all"],
+            cwd=paths.PROJECT_ROOT if root is None else root,
+            capture_output=True,
+            timeout=10,
+        )
+    except (OSError, subprocess.TimeoutExpired):
+        return None
+    if done.returncode != 0:
+        return None
+    entries = done.stdout.decode("utf-8", "surrogateescape").split("\0")
+    skip_next = False
+    for entry in entries:
+        if skip_next or not entry:  # a rename's or copy's original path, or the end
+            skip_next = False
+            continue
+        code, path = entry[:2], entry[3:]
+        skip_next = code[0] in "RC"
+        if code == "??" and path.startswith(UNREAD_UNTRACKED):
+            continue
+        return True
+    return False
+
+
 def build_record(data: Path | None = None) -> dict:
-    """What this build was made from: release, git commit and dirty flag, versions, time."""
+    """What this build was made from: release, git commit and dirty flag (untracked files
+    the build never reads and ignored files left aside: :func:`uncommitted_changes`),
+    versions, time."""
     imported = paths.imported_release(data)
-    status = _git("status", "--porcelain")
     packages = {}
     for name in KEY_PACKAGES:
         try:
@@ -62,7 +104,7 @@ def build_record(data: Path | None = None) -> dict:
         "release_digest": imported.get("release_digest"),
         "release": imported.get("release"),
         "git_commit": _git("rev-parse", "HEAD"),
-        "git_dirty": None if status is None else bool(status),
+        "git_dirty": uncommitted_changes(),
         "python": platform.python_version(),
         "packages": packages,
         "built_at": datetime.now(UTC).strftime("%Y-%m-%dT%H:%M:%SZ"),

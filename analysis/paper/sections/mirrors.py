@@ -6,7 +6,14 @@ import matplotlib.pyplot as plt
 import pandas as pd
 
 from analysis.corpus.scenarios import has_human_labels
-from analysis.paper.figures import legend_below, percent_axis, scatter_coinciding, source_style
+from analysis.paper.figures import (
+    label_points,
+    legend_below,
+    percent_axis,
+    row_label,
+    scatter_coinciding,
+    source_style,
+)
 from analysis.paper.outputs import stand_in_title
 from analysis.paper.provenance import number_name, numbers_table, ratio_number, value_number
 from analysis.scoring.breakdowns import (
@@ -114,25 +121,29 @@ def mirror_table(cells: pd.DataFrame, scenarios: pd.DataFrame) -> pd.DataFrame:
 def mirror_figure(scatter: pd.DataFrame, sources: list[str]) -> plt.Figure:
     """Mirror against anchor modal accuracy, one point per condition of
     :func:`analysis.scoring.breakdowns.per_condition_pattern_accuracy`; published conditions at the
-    same point share one marker (:func:`analysis.paper.figures.scatter_coinciding`); conditions
-    outside the published pool are named (those at one point in one label); a pool with no
-    point, or conditions without one, says so in the legend."""
+    same point share one marker (:func:`analysis.paper.figures.scatter_coinciding`). Every
+    other condition is named once, at its point, with where its verdicts come from
+    (:func:`analysis.paper.figures.row_label`; those at one point in one label), the names
+    placed apart (:func:`analysis.paper.figures.label_points`); the legend shows one marker
+    per origin (published, reference policy, run) and names the conditions without a point."""
     fig, ax = plt.subplots(figsize=(5.2, 4.8))
     ax.plot([0, 100], [0, 100], linestyle=":", color="0.5", marker="", label="equal accuracy")
     named: dict[tuple[float, float], list[str]] = {}  # the other pools' points, by position
+    origins: dict[str, dict] = {}
     for source, part in scatter.groupby("source"):
-        style = source_style(source)
+        origin = str(source).partition(": ")[0]
         x = 100 * part[f"{ANCHOR}_accuracy"]
         y = 100 * part[f"{MIRROR}_accuracy"]
         missing = ~(x.notna() & y.notna())
-        if missing.all():
-            style["label"] += " (no point: no scored anchor or mirror)"
-        elif missing.any():
-            style["label"] += (
-                f" ({int(missing.sum())} of {len(part)} conditions without a point: "
-                "no scored anchor or mirror)"
-            )
         if source == "published":
+            style = source_style(source)
+            if missing.all():
+                style["label"] += " (no point: no scored anchor or mirror)"
+            elif missing.any():
+                style["label"] += (
+                    f" ({int(missing.sum())} of {len(part)} conditions without a point: "
+                    "no scored anchor or mirror)"
+                )
             scatter_coinciding(
                 ax,
                 x,
@@ -144,29 +155,21 @@ def mirror_figure(scatter: pd.DataFrame, sources: list[str]) -> plt.Figure:
                 color=style["color"],
             )
             continue
-        ax.scatter(
-            x,
-            y,
-            marker=style["marker"],
-            s=40,
-            color=style["color"],
-            label=style["label"],
-            edgecolor="white",
-        )
+        entry = origins.setdefault(origin, {"style": source_style(origin), "without": []})
+        style = entry["style"]
+        ax.scatter(x, y, marker=style["marker"], s=40, color=style["color"], edgecolor="white")
         for condition, at_x, at_y in zip(part["condition"], x, y, strict=True):
-            if not (pd.isna(at_x) or pd.isna(at_y)):
-                named.setdefault((float(at_x), float(at_y)), []).append(str(condition))
-    for (at_x, at_y), conditions in named.items():  # conditions at one point: one label
-        right = at_x > 50
-        ax.annotate(
-            "\n".join(conditions),
-            (at_x, at_y),
-            fontsize=6,
-            textcoords="offset points",
-            xytext=(-5 if right else 5, 4),
-            ha="right" if right else "left",
-            va="bottom",
-        )
+            name = row_label(str(condition), origin)
+            if pd.isna(at_x) or pd.isna(at_y):
+                entry["without"].append(name)
+            else:
+                named.setdefault((float(at_x), float(at_y)), []).append(name)
+    for entry in origins.values():  # one legend entry per origin
+        style, without = entry["style"], sorted(entry["without"])
+        label = style["label"]
+        if without:
+            label += f"; no point (no scored anchor or mirror): {', '.join(without)}"
+        ax.scatter([], [], marker=style["marker"], s=40, color=style["color"], label=label)
     ax.set(
         xlabel="Public-harm anchors: modal accuracy",
         ylabel="Incident mirrors: modal accuracy",
@@ -174,5 +177,6 @@ def mirror_figure(scatter: pd.DataFrame, sources: list[str]) -> plt.Figure:
     )
     percent_axis(ax, "x")
     percent_axis(ax, "y")
-    legend_below(ax)
+    legend_below(ax, ncols=1)
+    label_points(ax, {point: "\n".join(sorted(names)) for point, names in named.items()})
     return fig

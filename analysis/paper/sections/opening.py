@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import os
 from dataclasses import dataclass, field
+from functools import cached_property
 from pathlib import Path
 
 import matplotlib.pyplot as plt
@@ -20,7 +21,7 @@ from analysis import paths
 from analysis.corpus.scenarios import load_scenarios
 from analysis.files.parts import PER_TRIAL_FILE, Part, absence, has_part
 from analysis.paper.claims import compare, other_release
-from analysis.paper.outputs import Output, show, stand_in_caption, stand_in_title
+from analysis.paper.outputs import YOUR_RUN, Output, show, stand_in_caption, stand_in_title
 from analysis.paper.provenance import NumberBook, require_distinct_slugs
 from analysis.paper.sections.reads import READS, Locations, Reads
 from analysis.trials import VerdictPaths, verdict_path_list
@@ -48,10 +49,27 @@ class Section:
 
     @property
     def sources(self) -> list[str]:
-        """The pools of the per-trial cells (``published``, ``reference-policy: ...``)."""
+        """The pools of the per-trial cells as captions name them (``published``,
+        ``reference-policy: ...``, ``run: ...`` for the release's sample cell, ``your run:
+        ...`` for each of :attr:`runs`)."""
         if self.cells is None:
             return []
-        return sorted(self.cells["source"].astype(str).unique())
+        yours = set(self.runs)
+        pools = []
+        for pool in self.cells["source"].astype(str).unique():
+            origin, _, condition = pool.partition(": ")
+            pools.append(
+                f"{YOUR_RUN}: {condition}" if origin == "run" and condition in yours else pool
+            )
+        return sorted(pools)
+
+    @cached_property
+    def runs(self) -> list[str]:
+        """The conditions of your own runs among the per-trial cells (not the release's
+        sample cell: :func:`analysis.paper.sections.your_runs.own_runs`)."""
+        from analysis.paper.sections.your_runs import own_runs
+
+        return own_runs(self.cells, self.locations.runs)
 
     def stand_in(self, caption: str) -> str:
         """``caption``, marked as not the paper's results when no published per-trial

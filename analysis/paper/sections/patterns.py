@@ -73,14 +73,25 @@ def hardest_figure(hardest: pd.DataFrame, sources: list[str], per_pool: int = 5)
     the share of conditions whose modal decision is wrong."""
     top = hardest.groupby("source", sort=False).head(per_pool).reset_index(drop=True)
     fig, ax = plt.subplots(figsize=(6.4, 0.26 * len(top) + 1.6))
-    ax.barh(
+    styles = [source_style(s) for s in top["source"]]
+    bars = ax.barh(
         range(len(top)),
         100 * top["miss_rate"],
-        color=[source_style(s)["color"] for s in top["source"]],
+        color=[style["color"] for style in styles],
+        edgecolor="white",
     )
+    for bar, style in zip(bars, styles, strict=True):
+        bar.set_hatch(style["hatch"])
     for source in dict.fromkeys(top["source"]):
         style = source_style(source)
-        ax.barh([0], [0], color=style["color"], label=style["label"])
+        ax.barh(
+            [0],
+            [0],
+            color=style["color"],
+            hatch=style["hatch"],
+            edgecolor="white",
+            label=style["label"],
+        )
     ax.set_yticks(range(len(top)), top["scenario_id"], fontsize=6)
     ax.invert_yaxis()
     percent_axis(ax)
@@ -129,7 +140,13 @@ def severity_figure(severity: Severity, sources: list[str]) -> plt.Figure:
         x = [tiers.index(t) + (i - (len(pools) - 1) / 2) * width for t in part.index]
         style = source_style(source)
         bars = ax.bar(
-            x, 100 * part["miss_rate"], width=width, color=style["color"], label=style["label"]
+            x,
+            100 * part["miss_rate"],
+            width=width,
+            color=style["color"],
+            hatch=style["hatch"],
+            edgecolor="white",
+            label=style["label"],
         )
         ax.bar_label(  # upright, the label of a count in the thousands stays over its bar
             bars, labels=[f"n={n}" for n in part["n_cells"]], fontsize=6, padding=2, rotation=90
