@@ -15,7 +15,7 @@ from analysis.paper.provenance import write_numbers_tex
 
 SPECIALS = "%_&#${}"
 PREAMBLE = r"""\documentclass{article}
-\usepackage{booktabs,graphicx,longtable,array,xcolor,tabularx,caption}
+\usepackage{booktabs,graphicx,lscape,longtable,array,xcolor,tabularx,caption}
 % One-column A4 article with 1-inch margins, set without extra packages.
 \setlength{\paperwidth}{210mm}\setlength{\paperheight}{297mm}
 \setlength{\textwidth}{\paperwidth}\addtolength{\textwidth}{-2in}
