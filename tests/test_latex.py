@@ -1,4 +1,4 @@
-"""LaTeX for authors: escaping always; every table compiles and fits when pdflatex is here."""
+"""LaTeX for authors: escaping, and every table compiles and fits (pdflatex: CI installs it)."""
 
 from __future__ import annotations
 
@@ -25,7 +25,7 @@ PREAMBLE = r"""\documentclass{article}
 \setlength{\topmargin}{0pt}
 \begin{document}
 """
-needs_pdflatex = pytest.mark.skipif(shutil.which("pdflatex") is None, reason="no pdflatex")
+needs_pdflatex = pytest.mark.needs_tool("pdflatex")
 
 
 def unescaped(text: str) -> list[str]:

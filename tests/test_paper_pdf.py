@@ -142,7 +142,8 @@ def test_the_report_lists_what_was_left_out_and_has_no_ledger_when_it_was(tmp_pa
 
 
 def _page_boxes(pdf: Path) -> list[tuple[float, float, list[tuple[float, float, float]]]]:
-    """Each page's width, height and, per character, its left and right edge and its size."""
+    """Each page's width, height and, per printed character, its left and right edge and its
+    size."""
     import pypdfium2
     import pypdfium2.raw as raw
 
@@ -153,7 +154,7 @@ def _page_boxes(pdf: Path) -> list[tuple[float, float, list[tuple[float, float, 
         chars = []
         for i in range(text.count_chars()):
             left, _, right, _ = text.get_charbox(i)
-            if right > left:  # spaces and breaks have no box
+            if right > left and text.get_text_range(i, 1).strip():  # not the space a line ends on
                 chars.append((left, right, raw.FPDFText_GetFontSize(text, i)))
         pages.append((width, height, chars))
     return pages
@@ -227,6 +228,7 @@ def test_every_page_of_the_built_report_keeps_its_text_within_the_margins(built_
             continue
         margin = (2.0 if width > height else 2.2) / 2.54 * 72
         left, right = min(c[0] for c in chars), max(c[1] for c in chars)
-        assert left >= margin - 1 and right <= width - margin + 1, (number, left, right)
+        # 3 pt: justified text lets punctuation hang into the margin (Typst's overhang)
+        assert left >= margin - 3 and right <= width - margin + 3, (number, left, right)
     table2 = [i for i, text in enumerate(texts) if "Rank Condition" in text]
     assert table2 and all(pages[i][0] > pages[i][1] for i in table2)
