@@ -5,7 +5,9 @@ that fails its own verification is refused as ``make paper`` refuses it."""
 
 from __future__ import annotations
 
+import html
 import json
+import re
 import shutil
 import subprocess
 import sys
@@ -248,4 +250,7 @@ def test_counts_only_changes_carry_the_clustered_bound(releases, compared) -> No
     )
     page = (out / "index.html").read_text()
     assert "a bound on the width, not an exact interval" in page
-    assert page.count("width bound (see above)") >= len(bounded)
+    said = html.escape(BOUND_METHOD)
+    assert page.count(said) == 1  # said once, under the table; each row points to it
+    (key,) = re.findall(r"clustered_bound_note (\[\d+\]): " + re.escape(said), page)
+    assert page.count(f"<td>{key}</td>") >= len(bounded)
