@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 import subprocess
 import sys
 import time
@@ -25,6 +26,11 @@ def pytest_configure(config):
     )
     config.addinivalue_line(
         "markers", "spread: a long test handed out alone, not with the rest of its file"
+    )
+    config.addinivalue_line(
+        "markers",
+        "needs_tool(*commands): skipped where a command is missing; a failure under CI=true, "
+        "where .ci/run installs it",
     )
     # As the build does (analysis/paper/build.py): jsonschema, which nbformat imports, builds a Lark
     # grammar for IRI syntax when rfc3987_syntax is importable (about 2 s of every test
@@ -53,6 +59,25 @@ def pytest_collection_modifyitems(config, items):
     items.sort(
         key=lambda item: (not reads_paper[item.nodeid], item.get_closest_marker("waits") is None)
     )
+
+
+def missing_tools(item: pytest.Item) -> list[str]:
+    """The commands of ``item``'s ``needs_tool`` marks that are not on ``PATH``."""
+    wanted = [c for mark in item.iter_markers("needs_tool") for c in mark.args]
+    return [command for command in wanted if shutil.which(command) is None]
+
+
+def pytest_runtest_setup(item):
+    """A test marked ``needs_tool`` is skipped where a command it needs is missing, except
+    under CI (``CI=true``): .ci/run installs every such command, so a missing one there is
+    a failure, never a silent skip."""
+    missing = missing_tools(item)
+    if not missing:
+        return
+    message = f"{', '.join(missing)} not installed"
+    if os.environ.get("CI", "").lower() in ("true", "1"):
+        pytest.fail(f"{message}: CI must run this test (.ci/run installs it)", pytrace=False)
+    pytest.skip(message)
 
 
 @pytest.fixture(scope="session")

@@ -5,7 +5,9 @@ that fails its own verification is refused as ``make paper`` refuses it."""
 
 from __future__ import annotations
 
+import html
 import json
+import re
 import shutil
 import subprocess
 import sys
@@ -157,7 +159,7 @@ def test_a_release_against_itself_changes_nothing(releases, compared) -> None:
     folder = compare_releases(releases[0], releases[0], out_root=compared.parent)
     document = json.loads((folder / "changes.json").read_text())
     assert document["nothing_changed"], document["summary"]
-    assert document["summary"].endswith("nothing changed.")
+    assert document["summary"].endswith("Nothing changed.")
     assert set(_csv(folder, "numbers.csv")["status"]) == {"unchanged"}
     table = _csv(folder, "table2-changes.csv")
     change = pd.to_numeric(table["change"])
@@ -180,6 +182,7 @@ def test_a_release_failing_its_verification_is_refused(releases, tmp_path) -> No
     assert done.returncode == 2, done.stderr
     errors = [line for line in done.stderr.splitlines() if line.strip()]
     assert len(errors) == 1 and errors[0].startswith("error: ") and RELABELLED in errors[0]
+    assert f"{copy}/{release_writer.SCENARIO_SET}/{RELABELLED}.json" in errors[0]  # the user's
     assert not [p for p in out.iterdir() if p.name != ".builds"]
 
 
@@ -247,4 +250,7 @@ def test_counts_only_changes_carry_the_clustered_bound(releases, compared) -> No
     )
     page = (out / "index.html").read_text()
     assert "a bound on the width, not an exact interval" in page
-    assert page.count("width bound (see above)") >= len(bounded)
+    said = html.escape(BOUND_METHOD)
+    assert page.count(said) == 1  # said once, under the table; each row points to it
+    (key,) = re.findall(r"clustered_bound_note (\[\d+\]): " + re.escape(said), page)
+    assert page.count(f"<td>{key}</td>") >= len(bounded)

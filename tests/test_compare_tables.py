@@ -3,6 +3,7 @@ status and Table 2 changes from counts, and the refusal of a folder that is no r
 
 from __future__ import annotations
 
+import dataclasses
 import math
 import subprocess
 import sys
@@ -174,3 +175,114 @@ def test_a_folder_that_is_no_release_is_refused(tmp_path) -> None:
     lines = done.stderr.splitlines()
     assert len(lines) == 1 and lines[0].startswith(f"error: {tmp_path}: not a SteerBench")
     assert not out.exists()
+
+
+def _build(tmp_path, name: str, ranked: list[str]):
+    """A build folder holding only the Table 2 ranks of ``ranked`` (best first)."""
+    from analysis.compare.builds import ReleaseBuild
+
+    folder = tmp_path / name
+    (folder / "paper" / "tables").mkdir(parents=True)
+    table = pd.DataFrame({"rank": range(1, len(ranked) + 1), "condition": ranked})
+    table.to_csv(folder / "paper" / "tables" / "table2-leaderboard.csv", index=False)
+    return ReleaseBuild(tmp_path / f"release-{name}", "v1", name, folder, "set-1")
+
+
+def _ranked_inputs(tmp_path, name: str, correct: dict[str, int]) -> BuildInputs:
+    ranked = sorted(correct, key=lambda label: -correct[label])
+    frame = pd.DataFrame(
+        [
+            {**dict.fromkeys(COUNTS, 0), "label": label, "n_trials": 500, "n_trials_correct": k}
+            for label, k in correct.items()
+        ]
+    )
+    return BuildInputs(_build(tmp_path, name, ranked), _scenarios(), frame, None, None, {}, None)
+
+
+def test_a_removed_condition_shifts_ranks_without_a_rank_alarm(tmp_path) -> None:
+    """Take out the condition ranked second: every condition below it moves up one place in
+    Table 2, and among the conditions both releases publish no rank moved, their rank sets
+    are the same, and the shift is labelled as caused by the removal."""
+    from analysis.compare.ranks import MOVED, REMOVED, SAME, SHIFTED, rank_changes
+
+    correct = {"a (off)": 450, "b (off)": 440, "c (off)": 300, "d (off)": 299, "e (off)": 100}
+    base = _ranked_inputs(tmp_path, "base", correct)
+    head = _ranked_inputs(tmp_path, "head", {k: v for k, v in correct.items() if k != "b (off)"})
+    ranks = rank_changes(base, head).set_index("condition")
+    assert ranks["rank_note"].to_dict() == {
+        "a (off)": SAME,
+        "c (off)": SHIFTED,
+        "d (off)": SHIFTED,
+        "e (off)": SHIFTED,
+        "b (off)": REMOVED,
+    }
+    shared = ranks.drop("b (off)")
+    assert shared["rank_change"].tolist() == [0, 1, 1, 1]
+    assert shared["shared_rank_change"].tolist() == [0, 0, 0, 0]
+    assert shared["head_shared_rank"].tolist() == [1, 2, 3, 4]
+    for bound in ("rank_low", "rank_high"):  # the same counts draw the same rank sets
+        assert shared[f"base_{bound}"].tolist() == shared[f"head_{bound}"].tolist()
+    assert shared["rank_sets_overlap"].tolist() == [True] * 4
+    assert shared.at["d (off)", "base_rank_high"] >= 3  # c and d are near-tied: a real set
+    assert pd.isna(ranks.at["b (off)", "rank_sets_overlap"])
+    # a condition that really overtakes another among the shared ones is a move
+    swapped = _ranked_inputs(tmp_path, "swapped", {**correct, "e (off)": 460})
+    moved = rank_changes(base, swapped).set_index("condition")["rank_note"]
+    assert moved["e (off)"] == MOVED and moved["a (off)"] == MOVED
+
+
+def test_number_inputs_are_compared_by_their_place_in_the_release(tmp_path) -> None:
+    """Two builds keep their copies of the release in different folders (and the build prints
+    them relative to the project or absolute); the same files are the same inputs."""
+    from analysis.compare.numbers import SAME_VALUE, number_changes
+    from analysis.compare.ranks import SHIFTED
+
+    def numbers(build, leaderboard: str, rank: int) -> dict:
+        data = build.folder / "data"
+        inputs = {
+            str(data / "scenarios"): "s",
+            str(data / "runs" / build.version / "leaderboard.json"): leaderboard,
+        }
+        return {
+            "corpus.scenarios": {"value": 106, "inputs": {str(data / "scenarios"): "s"}},
+            "table2.c-off.rank": {"value": rank, "inputs": inputs},
+            "table2.c-off.accuracy": {"value": 60.0, "inputs": inputs},
+            "direction.over_refusal": {"value": 28.1 if rank == 3 else 28.4, "inputs": inputs},
+        }
+
+    base = _ranked_inputs(tmp_path, "base", {"a (off)": 9, "b (off)": 8, "c (off)": 7})
+    head = _ranked_inputs(tmp_path, "head", {"a (off)": 9, "c (off)": 7})
+    base = dataclasses.replace(base, numbers=numbers(base.build, "x", 3))
+    head = dataclasses.replace(head, numbers=numbers(head.build, "y", 2))
+    status = condition_status(base, head, ["a", "b", "c"])
+    out = number_changes(base, head, status).set_index("name")["status"]
+    assert out.to_dict() == {
+        "corpus.scenarios": "unchanged",
+        "direction.over_refusal": "changed",  # pooled over the conditions: a real change
+        "table2.c-off.accuracy": SAME_VALUE,  # the leaderboard file differs
+        "table2.c-off.rank": SHIFTED,
+    }
+    itself = number_changes(base, base, condition_status(base, base, ["a"]))
+    assert set(itself["status"]) == {"unchanged"}
+
+
+def test_a_refusal_keeps_every_line_and_names_the_users_files(tmp_path) -> None:
+    from analysis.compare.builds import ReleaseBuild, refusal
+
+    folder = paths.PROJECT_ROOT / "compare" / ".builds" / "0123456789abcdef"
+    build = ReleaseBuild(tmp_path / "mine", "v2", "0123", folder, "set-2")
+    inside = folder.relative_to(paths.PROJECT_ROOT)  # the build prints paths from the project
+    stderr = (
+        "  01-corpus   1.0 s  ok\n"
+        f"error: {inside}/data/runs/v2/leaderboard.json: 2 published value(s) do not match:\n"
+        "  - x (off): modal_accuracy: published '57.6%', recomputed from counts '57.5%'\n"
+        f"  - y (off): see {folder}/data/scenarios/a-001.json and "
+        f"{folder}/data/scenarios/parity-vectors.json\n"
+        f"Nothing was written to {folder}/paper.\n"
+    )
+    assert refusal(stderr, build).splitlines() == [
+        f"{tmp_path}/mine/results/v2/leaderboard.json: 2 published value(s) do not match:",
+        "  - x (off): modal_accuracy: published '57.6%', recomputed from counts '57.5%'",
+        f"  - y (off): see {tmp_path}/mine/scenario-sets/set-2/a-001.json and "
+        f"{tmp_path}/mine/integrations/tinker/parity-vectors.json",
+    ]

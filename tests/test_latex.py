@@ -1,4 +1,4 @@
-"""LaTeX for authors: escaping always; every table compiles and fits when pdflatex is here."""
+"""LaTeX for authors: escaping, and every table compiles and fits (pdflatex: CI installs it)."""
 
 from __future__ import annotations
 
@@ -15,7 +15,7 @@ from analysis.paper.provenance import write_numbers_tex
 
 SPECIALS = "%_&#${}"
 PREAMBLE = r"""\documentclass{article}
-\usepackage{booktabs,graphicx,longtable,array,xcolor,tabularx,caption}
+\usepackage{booktabs,graphicx,lscape,longtable,array,xcolor,tabularx,caption}
 % One-column A4 article with 1-inch margins, set without extra packages.
 \setlength{\paperwidth}{210mm}\setlength{\paperheight}{297mm}
 \setlength{\textwidth}{\paperwidth}\addtolength{\textwidth}{-2in}
@@ -25,7 +25,7 @@ PREAMBLE = r"""\documentclass{article}
 \setlength{\topmargin}{0pt}
 \begin{document}
 """
-needs_pdflatex = pytest.mark.skipif(shutil.which("pdflatex") is None, reason="no pdflatex")
+needs_pdflatex = pytest.mark.needs_tool("pdflatex")
 
 
 def unescaped(text: str) -> list[str]:
@@ -113,6 +113,71 @@ def test_long_and_wide_tables_compile_and_fit(tmp_path):
     body = latex_table(wide, "A wide table", "wide") + latex_table(long, "A long one", "long")
     assert r"\begin{longtable}" in body and r"\resizebox" in body
     assert overfull(compile_tex(tmp_path, body)) == []
+
+
+def _pooled(rows: int, methods: int) -> pd.DataFrame:
+    """A long table like the pooled inference one: twelve columns, of which three hold long
+    texts from ``methods`` different ones each."""
+    return pd.DataFrame(
+        {
+            "source": [
+                f"reference-policy: always-{'hold' if i % 2 else 'proceed'}" for i in range(rows)
+            ],
+            "quantity": [f"modal accuracy: pattern_{i % 8}_control" for i in range(rows)],
+            "estimate": [i / rows for i in range(rows)],
+            "ci_low": [0.0] * rows,
+            "ci_high": [1.0] * rows,
+            "method": [
+                f"scenario-cluster bootstrap (percentile), within pattern {i % methods}"
+                for i in range(rows)
+            ],
+            "note": [f"no interval: {i % methods} scenario(s), fewer than 10" for i in range(rows)],
+            "independent_low": [0.1] * rows,
+            "independent_high": [0.9] * rows,
+            "independent_method": [
+                f"Wilson on cells (independent), variant {i % methods}" for i in range(rows)
+            ],
+            "n_cells": list(range(rows)),
+            "n_clusters": list(range(rows)),
+        }
+    )
+
+
+def _keyable(rows: int) -> pd.DataFrame:
+    """Ten columns whose method text has a long unbreakable word: too wide for the text
+    width until that text is said once, in a legend."""
+    frame = _pooled(rows, 2).drop(columns=["independent_low", "independent_high"])
+    frame["method"] = [f"bootstrap (percentile,within-pattern{i % 2})" for i in range(rows)]
+    return frame
+
+
+def test_a_long_table_too_wide_says_its_repeated_texts_once_in_a_legend():
+    tex = latex_table(_keyable(40), "Pooled", "pooled")
+    assert r"\begin{landscape}" not in tex
+    legend = [line for line in tex.splitlines() if line.startswith(r"\par\noindent ")]
+    assert legend == [
+        r"\par\noindent Method [1]: bootstrap (percentile,within-pattern0)",
+        r"\par\noindent Method [2]: bootstrap (percentile,within-pattern1)",
+    ]
+    rows = [line for line in tex.splitlines() if line.endswith(r"\\") and "always" in line]
+    assert len(rows) == 40 and all("[1]" in row or "[2]" in row for row in rows)
+    assert "Reference-policy" not in tex  # the first column is never keyed: it names the row
+    assert sum("always-hold" in row for row in rows) == 20
+
+
+def test_a_long_table_still_too_wide_gets_a_landscape_page():
+    """Texts too varied for a legend: the table goes on a landscape page, texts in place."""
+    tex = latex_table(_pooled(40, 40), "Pooled", "pooled")
+    assert tex.startswith(r"\begin{landscape}") and r"\par\noindent" not in tex
+
+
+@needs_pdflatex
+@pytest.mark.slow
+@pytest.mark.parametrize(("methods", "independent"), [(2, False), (2, True), (40, True)])
+def test_a_long_wide_table_compiles_and_fits(tmp_path, methods, independent):
+    frame = _pooled(40, methods) if independent else _keyable(40)  # landscape, or a legend
+    tex = latex_table(frame, "Pooled", "pooled")
+    assert overfull(compile_tex(tmp_path, tex)) == []
 
 
 @needs_pdflatex

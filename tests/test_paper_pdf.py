@@ -139,3 +139,96 @@ def test_the_report_lists_what_was_left_out_and_has_no_ledger_when_it_was(tmp_pa
     assert "the human agreement (09-labels): no report here." in text
     assert "Claims ledger" not in text and "claims ledger at the end" not in text
     assert "This release holds none of the inputs of this section" in text  # 09-labels
+
+
+def _page_boxes(pdf: Path) -> list[tuple[float, float, list[tuple[float, float, float]]]]:
+    """Each page's width, height and, per printed character, its left and right edge and its
+    size."""
+    import pypdfium2
+    import pypdfium2.raw as raw
+
+    pages = []
+    for page in pypdfium2.PdfDocument(pdf):
+        width, height = page.get_size()
+        text = page.get_textpage()
+        chars = []
+        for i in range(text.count_chars()):
+            left, _, right, _ = text.get_charbox(i)
+            if right > left and text.get_text_range(i, 1).strip():  # not the space a line ends on
+                chars.append((left, right, raw.FPDFText_GetFontSize(text, i)))
+        pages.append((width, height, chars))
+    return pages
+
+
+def test_table_2_has_a_landscape_page_within_its_margins(tmp_path):
+    """Table 2's fifteen columns ran past the right margin at 6.5 pt: a paper table of more
+    than eight columns gets a landscape page of its own, where it fits at 8 pt."""
+    columns = [
+        "rank",
+        "condition",
+        "mean trial accuracy",
+        "95% CI (trials independent)",
+        "clustered 95% CI at least",
+        "design effect at least",
+        "modal-of-5",
+        "modal 95% CI",
+        "pass5",
+        "pass5 95% CI",
+        "under-refusal",
+        "over-refusal",
+        "weighted miss",
+        "weighted miss counts",
+        "weighted miss counts from",
+    ]
+    names = ["gemini-3.1-flash-lite (minimal)", "kimi-k2.6 (on (provider default))"]
+    rows = [
+        [
+            str(r + 1),
+            names[r % 2],
+            f"9{r % 10}.8%",
+            f"[90.{r % 10}%, 94.7%]",
+            f"[86.{r % 10}%, 96.2%]",
+            f"4.2{r % 10}",
+            f"92.{r % 10}% (98/106)",
+            f"[85.{r % 10}%, 96.1%]",
+            f"91.{r % 10}%",
+            f"[84.{r % 10}%, 95.5%]",
+            f"{r % 3}% ({r % 3}/50)",
+            f"14.{r % 10}% (8/56)",
+            f"4.{r % 10}%",
+            "31/270 or 31/269" if r == 3 else f"1{r % 10}/271",
+            "undetermined: no per-trial verdicts" if r == 3 else "leaderboard",
+        ]
+        for r in range(30)
+    ]
+    _paper(tmp_path, rows, name="table2-leaderboard", columns=columns)
+    texts = _page_texts(tmp_path / "paper.pdf")
+    pages = _page_boxes(tmp_path / "paper.pdf")
+    table = [i for i, text in enumerate(texts) if "Rank Condition" in text]
+    assert table
+    margin = 2 / 2.54 * 72  # 2 cm
+    for i in table:
+        width, height, chars = pages[i]
+        assert width > height  # landscape
+        assert min(c[0] for c in chars) >= margin - 1
+        assert max(c[1] for c in chars) <= width - margin + 1
+        sizes = [c[2] for c in chars]
+        assert min(sizes) >= 7.9, min(sizes)  # readable: the table at 8 pt, the caption larger
+    # the pages around it stay portrait
+    assert all(w < h for i, (w, h, _) in enumerate(pages) if i not in table)
+
+
+def test_every_page_of_the_built_report_keeps_its_text_within_the_margins(built_paper):
+    """The built report: no text of any page (tables included) runs into the margins
+    (2.2 cm on a portrait page, 2 cm on a landscape one), and Table 2 is on landscape pages."""
+    pages = _page_boxes(built_paper / "paper.pdf")
+    texts = _page_texts(built_paper / "paper.pdf")
+    for number, (width, height, chars) in enumerate(pages, 1):
+        if not chars:
+            continue
+        margin = (2.0 if width > height else 2.2) / 2.54 * 72
+        left, right = min(c[0] for c in chars), max(c[1] for c in chars)
+        # 3 pt: justified text lets punctuation hang into the margin (Typst's overhang)
+        assert left >= margin - 3 and right <= width - margin + 3, (number, left, right)
+    table2 = [i for i, text in enumerate(texts) if "Rank Condition" in text]
+    assert table2 and all(pages[i][0] > pages[i][1] for i in table2)

@@ -17,7 +17,7 @@ import shutil
 from pathlib import Path
 
 from analysis import paths
-from analysis.compare.builds import CompareError, ReleaseBuild, build_release
+from analysis.compare.builds import CompareError, ReleaseBuild, build_release, locate
 
 __all__ = ["CompareError", "compare_releases", "comparison_name"]
 
@@ -52,13 +52,15 @@ def compare_releases(
     from analysis.compare.conditions import condition_status, table2_changes
     from analysis.compare.inputs import read_build
     from analysis.compare.numbers import claim_changes, number_changes
+    from analysis.compare.page import write_comparison
     from analysis.compare.ranks import rank_changes
-    from analysis.compare.report import Comparison, write_comparison
+    from analysis.compare.report import Comparison
     from analysis.compare.scenarios import scenario_changes, unchanged_ids
 
     root = Path(out_root) if out_root is not None else paths.COMPARE_DIR
     builds = root / ".builds"
-    base_build, head_build = build_release(base, builds), build_release(head, builds)
+    sides = [locate(base, builds), locate(head, builds)]  # both named before either builds
+    base_build, head_build = (build_release(side) for side in sides)
     before, after = read_build(base_build), read_build(head_build)
     scenarios = scenario_changes(before.scenarios, after.scenarios)
     shared = scenarios.loc[scenarios["change"].isin(["changed", "unchanged"]), "scenario_id"]
@@ -78,7 +80,7 @@ def compare_releases(
         conditions=status,
         table2=table2_changes(before, after, status, shared, unchanged),
         ranks=rank_changes(before, after),
-        numbers=number_changes(before, after),
+        numbers=number_changes(before, after, status),
         claims=claim_changes(before, after),
         basis=basis,
     )

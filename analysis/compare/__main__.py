@@ -3,10 +3,15 @@
 from __future__ import annotations
 
 import argparse
+import json
 import sys
 from pathlib import Path
 
-from analysis.compare import CompareError, compare_releases
+#: What Ctrl-C leaves, said in one line.
+INTERRUPTED = (
+    "interrupted; nothing was compared (a build or import cut short is redone or rolled back "
+    "by the next make compare)"
+)
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -19,17 +24,24 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--out", type=Path, help="where comparisons go (default: compare/)")
     args = parser.parse_args(argv)
     try:
-        folder = compare_releases(args.base, args.head, args.out)
-    except CompareError as error:
-        print(f"error: {error}", file=sys.stderr)
-        return error.status
-    print(f"Wrote {folder}/index.html, changes.json and the CSV tables.")
-    summary = (folder / "changes.json").read_text("utf-8")
-    import json
+        from analysis.compare import CompareError, compare_releases
 
-    print(json.loads(summary)["summary"])
+        try:
+            folder = compare_releases(args.base, args.head, args.out)
+        except CompareError as error:
+            print(f"error: {error}", file=sys.stderr)
+            return error.status
+    except KeyboardInterrupt:
+        print(INTERRUPTED, file=sys.stderr)
+        return 130
+    print(f"Wrote {folder}/index.html, changes.json and the CSV tables.")
+    print(json.loads((folder / "changes.json").read_text("utf-8"))["summary"])
     return 0
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    try:
+        sys.exit(main())
+    except KeyboardInterrupt:  # during argument parsing, before main's own handler
+        print(INTERRUPTED, file=sys.stderr)
+        sys.exit(130)

@@ -39,7 +39,15 @@ def _sha256(path: Path) -> str:
 
 
 #: The claims ledger's columns the comparison reads.
-CLAIM_COLUMNS = ["section", "statement", "name", "published", "recomputed", "status"]
+CLAIM_COLUMNS = [
+    "section",
+    "statement",
+    "name",
+    "published",
+    "recomputed",
+    "status",
+    "difference",
+]
 
 
 def _claims(path: Path) -> pd.DataFrame:
@@ -47,7 +55,8 @@ def _claims(path: Path) -> pd.DataFrame:
     one the paper's published values are of)."""
     if not path.is_file():
         return pd.DataFrame(columns=CLAIM_COLUMNS, dtype=str)
-    return pd.read_csv(path, dtype=str, keep_default_na=False)[CLAIM_COLUMNS]
+    ledger = pd.read_csv(path, dtype=str, keep_default_na=False)
+    return ledger.reindex(columns=CLAIM_COLUMNS, fill_value="")
 
 
 def read_build(build: ReleaseBuild) -> BuildInputs:

@@ -1,18 +1,17 @@
-"""The comparison's outputs: a one-paragraph summary, ``changes.json``, CSV tables and one
-self-contained HTML page."""
+"""What a comparison says: every table of it (:class:`Comparison`), the summary in short
+lines and ``changes.json`` (the page and the files: :mod:`analysis.compare.page`)."""
 
 from __future__ import annotations
 
-import html
 import json
 from dataclasses import dataclass
-from pathlib import Path
 
 import pandas as pd
 
-from analysis.compare.bounds import BOUND_METHOD
+from analysis.compare.conditions import ALL, UNCHANGED
 from analysis.compare.inputs import BuildInputs
-from analysis.compare.ranks import leaders
+from analysis.compare.numbers import SAME_VALUE
+from analysis.compare.ranks import SHIFTED, leaders, moved_among_shared
 from analysis.corpus.formatting import fraction_texts
 
 #: Table name -> CSV file name.
@@ -48,11 +47,13 @@ def _ids(frame: pd.DataFrame, column: str, value: str, key: str) -> list[str]:
     return frame.loc[frame[column] == value, key].astype(str).tolist()
 
 
-def _named(things: list[str], noun: str) -> str:
+def _named(things: list[str], status: str) -> str:
+    """``2 removed (a, b)``: how many ``things`` have ``status`` (the CSV's word), the first
+    five named."""
     if not things:
-        return f"no {noun}s"
+        return f"0 {status}"
     shown = ", ".join(things[:5]) + (f" and {len(things) - 5} more" if len(things) > 5 else "")
-    return f"{len(things)} {noun}{'s' if len(things) != 1 else ''} ({shown})"
+    return f"{len(things)} {status} ({shown})"
 
 
 def _points(value: float) -> str:
@@ -72,72 +73,86 @@ def _mean_change(comparison: Comparison, label: str, scope: str) -> str | None:
     return f"{_points(r['change'])} points [{_points(r['ci_low'])}, {_points(r['ci_high'])}]"
 
 
-def summary(comparison: Comparison) -> str:
-    """The paragraph at the top of the page: what changed, ready for release notes."""
+def _count(series: pd.Series, value: str) -> int:
+    return int((series == value).sum())
+
+
+def summary_lines(comparison: Comparison) -> list[str]:
+    """The summary at the top of the page, one short line per part (ready for release
+    notes), in the CSV files' words (``added``, ``removed``, ``changed``, ``unchanged``)."""
     c = comparison
     base, head = c.base.build, c.head.build
-    parts = [f"Comparing {base.name} ({base.version}) with {head.name} ({head.version}):"]
-    changed = c.scenarios.loc[c.scenarios["change"] == "changed"]
+    lines = [f"Comparing {base.name} ({base.version}) with {head.name} ({head.version})."]
+    if nothing_changed(c):
+        return [*lines, "Nothing changed."]
+    change = c.scenarios["change"]
+    changed = c.scenarios.loc[change == "changed"]
     described = [
         f"{r.scenario_id} ({r.fields_changed or 'file only'})" for r in changed.itertuples()
     ]
-    added = _ids(c.scenarios, "change", "added", "scenario_id")
-    removed = _ids(c.scenarios, "change", "removed", "scenario_id")
-    parts.append(
-        f"scenarios: {_named(added, 'added scenario')}, "
-        f"{_named(removed, 'removed scenario')}, "
-        f"{_named(described, 'changed scenario')};"
+    lines.append(
+        f"Scenarios: {_named(_ids(c.scenarios, 'change', 'added', 'scenario_id'), 'added')}, "
+        f"{_named(_ids(c.scenarios, 'change', 'removed', 'scenario_id'), 'removed')}, "
+        f"{_named(described, 'changed')}, {_count(change, 'unchanged')} unchanged."
     )
-    if not (c.scenarios["change"] == "unchanged").any():
-        parts.append("the releases share no unchanged scenario;")
     status = c.conditions
-    words = []
-    for name, noun in (
-        ("added", "added condition"),
-        ("removed", "removed condition"),
-        ("re-run", "re-run condition"),
-        ("rescored", "rescored condition"),
-        ("changed", "condition with changed counts"),
-    ):
+    parts = [
+        _named(_ids(status, "status", name, "condition"), name) for name in ("added", "removed")
+    ]
+    moved = []
+    for name in ("re-run", "rescored", "changed"):
         labels = _ids(status, "status", name, "condition")
-        if name in ("re-run", "rescored", "changed"):
-            labels = [
-                f"{label}: mean trial accuracy {_mean_change(c, label, 'all scenarios')}"
-                + (
-                    f", {_mean_change(c, label, 'unchanged scenarios')} on unchanged scenarios"
-                    if _mean_change(c, label, "unchanged scenarios")
-                    else ""
-                )
-                for label in labels
-            ]
-        if labels or name in ("added", "removed"):
-            words.append(_named(labels, noun))
-    unchanged = len(_ids(status, "status", "unchanged", "condition"))
-    parts.append(f"conditions ({c.basis}): {', '.join(words)}, {unchanged} unchanged;")
+        if labels:
+            parts.append(f"{len(labels)} {name}")
+        for label in labels:
+            line = f"  {label} ({name}): mean trial accuracy {_mean_change(c, label, ALL)}"
+            on_unchanged = _mean_change(c, label, UNCHANGED)
+            if on_unchanged:
+                line += f", {on_unchanged} on unchanged scenarios"
+            moved.append(line)
+    parts.append(f"{_count(status['status'], 'unchanged')} unchanged")
+    lines.append(f"Conditions: {', '.join(parts)}.")
+    lines += moved[:5] + ([f"  and {len(moved) - 5} more"] if len(moved) > 5 else [])
+    lines.append(f"Conditions compared by {c.basis}.")
+    if not (change == "unchanged").any():
+        lines.append("The releases share no unchanged scenario.")
     before, after = leaders(c.ranks)
     if before == after:
-        parts.append(f"the leader is {' and '.join(after) or 'none'} in both;")
+        lines.append(f"Leader: {' and '.join(after) or 'none'} in both.")
     else:
-        parts.append(f"the leader changed from {' and '.join(before)} to {' and '.join(after)};")
-    moved = c.ranks.loc[c.ranks["rank_change"].fillna(0) != 0]
-    apart = int((moved["rank_sets_overlap"] == False).sum())  # noqa: E712 (object column)
-    among = int((c.ranks["shared_rank_change"].fillna(0) != 0).sum())
-    parts.append(
-        f"{len(moved)} shared condition{'s' if len(moved) != 1 else ''} changed Table 2 rank"
-        + (f" ({apart} with 95% rank sets that do not overlap)" if len(moved) else "")
-        + f", {among} among the conditions in both releases;"
+        lines.append(f"Leader: {' and '.join(before)} before, {' and '.join(after)} now.")
+    ranks = c.ranks
+    shared = int(ranks["base_shared_rank"].notna().sum())
+    shifted = _count(ranks["rank_note"], SHIFTED)
+    moved_ranks = moved_among_shared(ranks)
+    apart = int((moved_ranks["rank_sets_overlap"] == False).sum())  # noqa: E712 (object column)
+    lines.append(
+        f"Ranks among the {shared} shared conditions: {len(moved_ranks)} moved"
+        + (f" ({apart} with 95% rank sets that do not overlap)" if len(moved_ranks) else "")
+        + "."
     )
-    status = c.numbers["status"]
-    parts.append(
-        f"of {len(status)} cited numbers, {(status == 'changed').sum()} changed value, "
-        f"{(status == 'added').sum()} are new, {(status == 'removed').sum()} are gone, "
-        f"{(status == 'same value, inputs changed').sum()} kept their value on changed inputs "
-        f"and {(status == 'unchanged').sum()} are unchanged; "
-        f"{int(c.claims['verdict_changed'].sum())} claim verdicts changed."
+    if shifted:
+        lines.append(
+            f"Table 2 ranks: {shifted} shifted only because conditions were added or removed."
+        )
+    numbers = c.numbers["status"]
+    lines.append(
+        f"Cited numbers: {_count(numbers, 'changed')} changed, {_count(numbers, 'added')} added, "
+        f"{_count(numbers, 'removed')} removed, {_count(numbers, 'unchanged')} unchanged, "
+        f"{_count(numbers, SAME_VALUE)} with the same value on changed inputs."
     )
-    if nothing_changed(c):
-        parts = [parts[0], "nothing changed."]
-    return " ".join(parts)
+    if _count(numbers, SHIFTED):
+        lines.append(
+            f"Cited numbers of unchanged conditions: {_count(numbers, SHIFTED)} moved only "
+            "because conditions were added or removed (their ranks and rank sets)."
+        )
+    lines.append(f"Claims: {int(c.claims['verdict_changed'].sum())} verdicts changed.")
+    return lines
+
+
+def summary(comparison: Comparison) -> str:
+    """:func:`summary_lines`, one per line."""
+    return "\n".join(summary_lines(comparison))
 
 
 def nothing_changed(c: Comparison) -> bool:
@@ -174,6 +189,7 @@ def changes_document(c: Comparison) -> dict:
         "base": _release(c.base),
         "head": _release(c.head),
         "summary": summary(c),
+        "summary_lines": summary_lines(c),
         "nothing_changed": bool(nothing_changed(c)),
         "conditions_compared_by": c.basis,
         "scenarios": {
@@ -195,123 +211,3 @@ def changes_document(c: Comparison) -> dict:
         "numbers_unchanged": int((c.numbers["status"] == "unchanged").sum()),
         "claims": _records(c.claims.loc[c.claims["verdict_changed"]]),
     }
-
-
-#: The clustered bound's columns as the page heads them (the CSV keeps the full names).
-SHORT_BOUND_COLUMNS = {
-    "design_effect_min_base": "deff_min_base",
-    "design_effect_min_head": "deff_min_head",
-    "clustered_bound_low": "bound_low",
-    "clustered_bound_high": "bound_high",
-    "clustered_bound_note": "bound",
-}
-
-STATUS_NOTE = (
-    "re-run: its per-trial verdicts on the shared scenarios (or its trials per cell) differ; "
-    "rescored: the same verdicts, scored on changed scenarios; changed: only counts are "
-    "published, so the two cannot be told apart."
-)
-
-STYLE = """
-body{font:14px/1.45 system-ui,sans-serif;margin:2em auto;max-width:75em;padding:0 1em;color:#222}
-table{border-collapse:collapse;margin:.5em 0 1.5em;font-size:13px}
-th,td{border-bottom:1px solid #ddd;padding:.25em .6em;text-align:left;vertical-align:top}
-th{background:#f4f4f4}
-div.wide{overflow-x:auto}
-p.summary{background:#f6f8fa;border-left:4px solid #36c;padding:.8em 1em}
-.note{color:#555}
-"""
-
-
-def _percent_columns(frame: pd.DataFrame, columns: list[str]) -> pd.DataFrame:
-    shown = frame.copy()
-    for column in columns:
-        shown[column] = fraction_texts(shown[column].astype(float), 1, scale=100)
-    return shown
-
-
-def _table(frame: pd.DataFrame, empty: str) -> str:
-    if frame.empty:
-        return f'<p class="note">{html.escape(empty)}</p>'
-    shown = frame.astype(object).where(frame.notna(), "–")  # nullable integers print <NA>
-    return f'<div class="wide">{shown.to_html(index=False, escape=True, border=0)}</div>'
-
-
-def page(c: Comparison) -> str:
-    """The HTML page: the summary, then each table (CSV files hold them whole)."""
-    percents = ["base", "head", "change", "estimate", "ci_low", "ci_high"]
-    table2 = _percent_columns(c.table2, [*percents, "clustered_bound_low", "clustered_bound_high"])
-    for column in ("design_effect_min_base", "design_effect_min_head"):
-        table2[column] = [f"{d:.2f}" if pd.notna(d) else d for d in c.table2[column]]
-    notes = table2["clustered_bound_note"].astype(object)  # all blank when every change is paired
-    table2["clustered_bound_note"] = notes.where(notes != BOUND_METHOD, "width bound (see above)")
-    table2 = table2.rename(columns=SHORT_BOUND_COLUMNS)
-    scenarios = c.scenarios.loc[c.scenarios["change"] != "unchanged"].copy()
-    for column in ("base_sha256", "head_sha256"):  # the CSV holds them whole
-        scenarios[column] = scenarios[column].str[:12]
-    table2["n_paired"] = table2["n_paired"].astype("Int64")
-    numbers = c.numbers.loc[c.numbers["status"].isin(["changed", "added", "removed"])]
-    claims = c.claims.loc[c.claims["verdict_changed"]]
-    ranks = c.ranks.drop(columns=["base_method", "head_method"])
-    title = f"{c.base.build.name} .. {c.head.build.name}"
-    sections = [
-        (
-            "Scenarios",
-            _table(scenarios, "No scenario added, removed or changed."),
-            f"{(c.scenarios['change'] == 'unchanged').sum()} scenarios unchanged; "
-            f"every one is in {TABLES['scenarios']}.",
-        ),
-        (
-            "Conditions",
-            _table(c.conditions, "No condition in either release."),
-            f"Compared by {c.basis}. {STATUS_NOTE}",
-        ),
-        (
-            "Table 2 values and their change",
-            _table(table2, "No condition in both releases."),
-            "Percentages; the change is head minus base, with a 95% interval for it ("
-            f"{TABLES['table2']}). Where only counts are compared, mean trial accuracy's "
-            f"change also carries its clustered bound (bound_low, bound_high; deff_min_base "
-            f"and deff_min_head the design effects): the {BOUND_METHOD}.",
-        ),
-        (
-            "Ranks",
-            _table(ranks, "No ranks."),
-            "Rank change: positive when the condition moved up; rank sets are 95% rank intervals "
-            f"({'; '.join(c.ranks['head_method'].dropna().unique())}).",
-        ),
-        (
-            "Cited numbers",
-            _table(numbers, "No cited number changed value."),
-            f"Numbers that changed value, are new or are gone; "
-            f"{(c.numbers['status'] == 'unchanged').sum()} unchanged (same inputs, same value) "
-            f"and {(c.numbers['status'] == 'same value, inputs changed').sum()} with the same "
-            f"value on changed inputs are in {TABLES['numbers']}.",
-        ),
-        (
-            "Claims ledger",
-            _table(claims, "No claim's verdict changed."),
-            f"Every claim side by side: {TABLES['claims']}.",
-        ),
-    ]
-    body = "".join(
-        f'<h2 id="{name.split()[0].lower()}">{html.escape(name)}</h2>'
-        f'<p class="note">{html.escape(note)}</p>{table}'
-        for name, table, note in sections
-    )
-    return (
-        '<!DOCTYPE html><html lang="en"><head><meta charset="utf-8">'
-        f"<title>{html.escape(title)}</title><style>{STYLE}</style></head><body>"
-        f'<h1>{html.escape(title)}</h1><p class="summary">{html.escape(summary(c))}</p>'
-        f"{body}</body></html>\n"
-    )
-
-
-def write_comparison(c: Comparison, folder: Path) -> None:
-    """Write the page, ``changes.json`` and the CSV tables into ``folder`` (new)."""
-    folder.mkdir(parents=True)
-    for name, frame in c.tables().items():
-        frame.to_csv(folder / TABLES[name], index=False)
-    document = changes_document(c)
-    (folder / "changes.json").write_text(json.dumps(document, indent=2) + "\n", "utf-8")
-    (folder / "index.html").write_text(page(c), "utf-8")

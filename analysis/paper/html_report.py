@@ -41,6 +41,15 @@ th, td { padding: .2rem .6rem; border-bottom: 1px solid #e3e3e3; text-align: lef
          overflow-wrap: normal; word-break: normal; hyphens: none; }
 th { border-bottom: 2px solid #999; }
 .nw { white-space: nowrap; }
+/* A wide table uses the window's width (centred on the text), wraps its headers and keeps
+   its first column in view while it scrolls. */
+table.wide { width: max-content; max-width: calc(100vw - 2rem); position: relative;
+             left: 50%; transform: translateX(-50%); }
+table.wide { font-size: .8rem; }
+table.wide th { vertical-align: bottom; }
+table.wide th, table.wide td { padding: .2rem .4rem; }
+table.wide th:first-child, table.wide td:first-child { position: sticky; left: 0;
+             background: #fff; z-index: 1; }
 img { max-width: 100%; height: auto; display: block; margin: .6rem 0; }
 pre { background: #f6f6f6; padding: .5rem .8rem; overflow-x: auto; font-size: .8rem; }
 pre.stream { background: none; padding: 0 .2rem; }
@@ -84,6 +93,31 @@ def whole_words(table_html: str) -> str:
     return _CELL.sub(cell, table_html)
 
 
+#: A table of more columns than this may be wider than the text: it may use the window's
+#: width, and keeps its first column in view while it scrolls.
+WIDE_COLUMNS = 8
+_TABLE = re.compile(r"<table\b([^>]*)>(.*?)</tr>", re.DOTALL)
+
+
+def marked_wide(table_html: str) -> str:
+    """``table_html`` with each table whose first row has more than :data:`WIDE_COLUMNS`
+    cells marked ``class="wide"``.
+
+    Examples
+    --------
+    >>> cells = "".join(f"<th>c{i}</th>" for i in range(9))
+    >>> marked_wide(f'<table id="t"><thead><tr>{cells}</tr></thead></table>')[:34]
+    '<table class="wide" id="t"><thead>'
+    """
+
+    def mark(match: re.Match) -> str:
+        if len(re.findall(r"<t[hd]\b", match[2])) <= WIDE_COLUMNS:
+            return match[0]
+        return f'<table class="wide"{match[1]}>{match[2]}</tr>'
+
+    return _TABLE.sub(mark, table_html)
+
+
 def _slug(text: str) -> str:
     return re.sub(r"[^a-z0-9]+", "-", re.sub(r"<[^>]+>", "", text).lower()).strip("-")
 
@@ -104,7 +138,7 @@ def _output_html(output: Mapping) -> str:
     if "image/svg+xml" in data:
         return "".join(data["image/svg+xml"])
     if "text/html" in data:
-        return whole_words("".join(data["text/html"]))
+        return marked_wide(whole_words("".join(data["text/html"])))
     if "text/markdown" in data:
         return mistune.html("".join(data["text/markdown"]))
     if "text/plain" in data:
@@ -112,11 +146,30 @@ def _output_html(output: Mapping) -> str:
     return ""
 
 
-def _notebook_html(path: Path, toc: list[tuple[int, str, str]]) -> str:
-    """One notebook as HTML; its headings (one level down) are added to ``toc``."""
+def unique_id(anchor: str, taken: set[str]) -> str:
+    """``anchor``, or ``anchor-2``, ``anchor-3``... when the page has that id already; the
+    one returned is added to ``taken``.
+
+    Examples
+    --------
+    >>> taken = set()
+    >>> [unique_id("results", taken) for _ in range(3)]
+    ['results', 'results-2', 'results-3']
+    """
+    chosen, n = anchor, 1
+    while chosen in taken:
+        n += 1
+        chosen = f"{anchor}-{n}"
+    taken.add(chosen)
+    return chosen
+
+
+def _notebook_html(path: Path, toc: list[tuple[int, str, str]], taken: set[str]) -> str:
+    """One notebook as HTML; its headings (one level down) are added to ``toc``, each with
+    an id of its own (the notebook's first heading: the notebook's name)."""
     notebook = nbformat.read(path, as_version=4)
     prefix = path.stem
-    parts = [f'<section id="{prefix}">']
+    parts = ["<section>"]
     pending: list[str] = []
     for cell in notebook.cells:
         if cell.cell_type == "markdown":
@@ -125,6 +178,7 @@ def _notebook_html(path: Path, toc: list[tuple[int, str, str]]) -> str:
             def heading(match: re.Match, prefix: str = prefix) -> str:
                 level, text = int(match.group(1)) + 1, match.group(2)
                 anchor = prefix if level == 2 else f"{prefix}-{_slug(text)}"
+                anchor = unique_id(anchor, taken)
                 toc.append((level, anchor, re.sub(r"<[^>]+>", "", text)))
                 return f'<h{level} id="{anchor}">{text}</h{level}>'
 
@@ -224,10 +278,11 @@ def render_html(
     """Write ``target``: the executed notebooks, the build identity, what the build left
     out (if anything) and the claims ledger (None: left out)."""
     toc: list[tuple[int, str, str]] = []
+    taken = {"toggle-code", "claims", "claims-ledger", "left-out", "left-out-of-this-build"}
     left_out = list(document.get("left_out") or [])
     if left_out:
         toc.append((2, "left-out-of-this-build", "Left out of this build"))
-    sections = [_notebook_html(path, toc) for path in executed]
+    sections = [_notebook_html(path, toc, taken) for path in executed]
     if claims is not None:
         toc.append((2, "claims-ledger", "Claims ledger"))
     items: list[str] = []

@@ -12,8 +12,14 @@ from analysis.paper.presentation import presented
 #: Text width of a one-column article with 1-inch margins on A4 (the narrower of A4 and
 #: US letter), in points.
 TEXT_WIDTH_PT = 451.0
+#: Line width of a landscape page of that article (A4 height less the margins, the running
+#: head and its gap), in points: for a long table too wide for the text even with its
+#: repeated texts in a legend.
+LANDSCAPE_WIDTH_PT = 650.0
 #: More rows than this go in a ``longtable`` that breaks across pages.
 LONG_TABLE_ROWS = 30
+#: A repeated text longer than this may go to the legend of a table too wide for the page.
+KEYED_CHARS = 12
 _CAPTION_NUMBERED = re.compile(r"^\s*table\s+\d+\s*[:.]", re.IGNORECASE)
 
 _LATEX_SPECIALS = {
@@ -78,10 +84,12 @@ def _body(shown: pd.DataFrame, breakable: list[bool]) -> list[str]:
     return [" & ".join(row) + r" \\" for row in zip(*columns, strict=True)]
 
 
-def _wrapped_spec(shown: pd.DataFrame, numeric: list[bool], scale: float, colsep: float) -> str:
-    """Fixed-width columns that add up to the text width: numbers keep the width of their
-    widest cell; text columns get their longest unbreakable word, then share the rest in
-    proportion to what more they need. Headers and text wrap."""
+def _column_widths(
+    shown: pd.DataFrame, numeric: list[bool], scale: float
+) -> tuple[dict[str, float], dict[str, float]]:
+    """Each column's natural width and the least it can take, in points: numbers keep the
+    width of their widest cell; text columns wrap, down to their longest unbreakable word;
+    headers wrap between words."""
 
     def longest_word(values: set[str]) -> float:
         words = [w for v in values for w in re.split(r"(?<=[-._/])|\s+", v) if w]
@@ -96,16 +104,63 @@ def _wrapped_spec(shown: pd.DataFrame, numeric: list[bool], scale: float, colsep
         if is_numeric:
             widest = 6.2 * max([4, *(len(v) for v in values)]) * scale
             minimum[column] = natural[column] = max(header, widest)
-    room = TEXT_WIDTH_PT - 2 * colsep * (len(shown.columns) - 1) - 2.0
-    spare = room - sum(minimum.values())
+    return natural, minimum
+
+
+def _room(shown: pd.DataFrame, colsep: float, width: float) -> float:
+    return width - 2 * colsep * (len(shown.columns) - 1) - 2.0
+
+
+def _fits(
+    shown: pd.DataFrame, numeric: list[bool], scale: float, colsep: float, width: float
+) -> bool:
+    """Whether ``shown``'s columns, each at its least width, fit ``width``."""
+    return sum(_column_widths(shown, numeric, scale)[1].values()) <= _room(shown, colsep, width)
+
+
+def _wrapped_spec(
+    shown: pd.DataFrame, numeric: list[bool], scale: float, colsep: float, width: float
+) -> str:
+    """Fixed-width columns that add up to ``width``: each column at least its least width
+    (:func:`_column_widths`), the rest shared in proportion to what more each needs."""
+    natural, minimum = _column_widths(shown, numeric, scale)
+    spare = _room(shown, colsep, width) - sum(minimum.values())
     wanted = sum(natural[c] - minimum[c] for c in shown.columns) or 1.0
     columns = []
     for column, is_numeric in zip(shown.columns, numeric, strict=True):
         extra = max(spare, 0.0) * (natural[column] - minimum[column]) / wanted
-        width = min(natural[column], minimum[column] + extra)
+        width_pt = min(natural[column], minimum[column] + extra)
         align = r"\raggedleft" if is_numeric else r"\raggedright"
-        columns.append(rf">{{{align}\arraybackslash}}p{{{width:.1f}pt}}")
+        columns.append(rf">{{{align}\arraybackslash}}p{{{width_pt:.1f}pt}}")
     return "".join(columns)
+
+
+def _keyed(
+    shown: pd.DataFrame, numeric: list[bool], scale: float, colsep: float, width: float
+) -> tuple[pd.DataFrame, list[str]]:
+    """``shown`` with the long texts that repeat down a column (how an interval was computed,
+    a note) replaced by a number in a legend, widest column first, until the columns' least
+    widths fit ``width`` (or no such column is left); and the legend's entries. The
+    first column (what a row is) is never keyed."""
+    shown, legend = shown.copy(), []
+    while True:
+        if _fits(shown, numeric, scale, colsep, width):
+            return shown, legend
+        _, minimum = _column_widths(shown, numeric, scale)
+        candidates = [
+            column
+            for column, is_numeric in zip(shown.columns[1:], numeric[1:], strict=True)
+            if not is_numeric
+            and max(map(len, shown[column])) > KEYED_CHARS
+            and shown[column].nunique() <= max(3, len(shown) // 4)
+        ]
+        if not candidates:
+            return shown, legend
+        column = max(candidates, key=minimum.__getitem__)
+        texts = [t for t in dict.fromkeys(shown[column]) if t != "–"]
+        keys = {t: f"[{len(legend) + i + 1}]" for i, t in enumerate(texts)}
+        legend += [f"{column} {keys[t]}: {t}" for t in texts]
+        shown[column] = shown[column].map(lambda v, k=keys: k.get(v, v))
 
 
 def latex_table(
@@ -113,10 +168,12 @@ def latex_table(
 ) -> str:
     """A booktabs table that compiles as written and fits a one-column article.
 
-    Uses only booktabs, graphicx, longtable, array and caption: ``\\small`` always,
-    ``\\resizebox`` for a wide short table, ``longtable`` (smaller type, wrapped text
-    columns when still too wide) for a long one. ``shown``: ``presented(frame)``, when the
-    caller has it already.
+    Uses only booktabs, graphicx (and lscape, beside it), longtable, array and caption:
+    ``\\small`` always, ``\\resizebox`` for a wide short table, ``longtable`` for a long one:
+    smaller type, then wrapped text columns, then the long texts a column repeats said once
+    in a legend under the table, then a landscape page, until it fits. The values are never
+    changed; the CSV keeps every column. ``shown``: ``presented(frame)``, when the caller
+    has it already.
     """
     if _CAPTION_NUMBERED.match(caption):
         raise ValueError(f"table {label}: the caption must not start with 'Table N:'")
@@ -147,34 +204,43 @@ def latex_table(
         return "\n".join(
             [r"\begin{table}[tbp]", r"\centering", r"\small", title, tabular, r"\end{table}", ""]
         )
-    # Long: pick the largest type that fits; wrap the text columns if none does.
+    # Long: pick the largest type that fits; wrap the text columns if none does, with the
+    # long texts a column repeats in a legend, on a landscape page if still too wide.
     sizes = ((r"\small", 0.9, 4.0), (r"\footnotesize", 0.8, 3.0), (r"\scriptsize", 0.7, 2.0))
     widest = _widest(shown)
     fitting = [s for s in sizes if _width_pt(widest, s[1], s[2]) <= TEXT_WIDTH_PT]
     size, scale, colsep = fitting[0] if fitting else sizes[-1]
     spec = "".join("r" if n else "l" for n in numeric)
+    legend, width = [], TEXT_WIDTH_PT
     if not fitting:  # text columns wrap, and long identifiers may break
-        spec = _wrapped_spec(shown, numeric, scale, colsep)
+        keyed, legend = _keyed(shown, numeric, scale, colsep, width)
+        if not _fits(keyed, numeric, scale, colsep, width):  # landscape, texts in place
+            width = LANDSCAPE_WIDTH_PT
+            keyed, legend = _keyed(shown, numeric, scale, colsep, width)
+        shown = keyed
+        spec = _wrapped_spec(shown, numeric, scale, colsep, width)
     body = _body(shown, [not fitting and not n for n in numeric])
-    return "\n".join(
-        [
-            "{" + size,
-            rf"\setlength{{\tabcolsep}}{{{colsep:g}pt}}",
-            rf"\begin{{longtable}}{{@{{}}{spec}@{{}}}}",
-            title + r" \\",
-            r"\toprule",
-            header,
-            r"\midrule",
-            r"\endfirsthead",
-            r"\toprule",
-            header,
-            r"\midrule",
-            r"\endhead",
-            r"\bottomrule",
-            r"\endfoot",
-            *body,
-            r"\end{longtable}",
-            "}",
-            "",
-        ]
-    )
+    notes = [r"\par\noindent " + latex_escape(entry) for entry in legend]
+    lines = [
+        "{" + size,
+        rf"\setlength{{\tabcolsep}}{{{colsep:g}pt}}",
+        rf"\begin{{longtable}}{{@{{}}{spec}@{{}}}}",
+        title + r" \\",
+        r"\toprule",
+        header,
+        r"\midrule",
+        r"\endfirsthead",
+        r"\toprule",
+        header,
+        r"\midrule",
+        r"\endhead",
+        r"\bottomrule",
+        r"\endfoot",
+        *body,
+        r"\end{longtable}",
+        *notes,
+        "}",
+    ]
+    if width > TEXT_WIDTH_PT:  # lscape: in the graphics bundle, beside graphicx
+        lines = [r"\begin{landscape}", *lines, r"\end{landscape}"]
+    return "\n".join([*lines, ""])
