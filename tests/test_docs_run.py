@@ -52,40 +52,53 @@ class Placeholders:
             release_copies.copy_release(copy)
         return str(copy)
 
-    def text(self, text: str) -> str:
-        """The path and address placeholders in ``text`` (a token, or a Python block)."""
-        for pattern, _, replace in PLACEHOLDERS:
-            text = re.sub(pattern, lambda m: replace(self, m), text)
-        return text
+    def text(self, text: str, shell: bool = False) -> str:
+        """``text`` (a shell token, or a Python block) with its placeholders replaced, in
+        one pass: what replaced one is never read as another."""
+        table = [entry for entry in PLACEHOLDERS if shell or not entry[3]]
+        either = re.compile("|".join(f"(?:{pattern})" for pattern, *_ in table))
+
+        def replace(found: re.Match) -> str:
+            for pattern, _, make, _ in table:
+                if inner := re.fullmatch(pattern, found[0]):
+                    return make(self, inner)
+            raise AssertionError(found)
+
+        return either.sub(replace, text)
 
     def argv(self, argv: list[str]) -> list[str]:
-        out = [self.text(token) for token in argv]
+        out = [self.text(token, shell=True) for token in argv]
         for i, token in enumerate(out[:-1]):
             if token == "--log-dir":
                 out[i + 1] = str(self.tmp / "logs" / Path(out[i + 1]).name)
         return out
 
 
-#: Placeholder pattern, what it becomes, and how. ``--log-dir DIR`` becomes ``tmp/logs/DIR``.
-PLACEHOLDERS: list[tuple[str, str, Callable[[Placeholders, re.Match], str]]] = [
+_START = r"(?<![\w/.-])"  # a path starting here, not inside another
+#: Placeholder, what it becomes, how, and whether in shell commands only (else in Python
+#: blocks too). ``--log-dir DIR`` becomes ``tmp/logs/DIR``.
+PLACEHOLDERS: list[tuple[str, str, Callable[[Placeholders, re.Match], str], bool]] = [
     (
         r"/path/to/(steerbench-work[\w.-]*)",
         "a copy of the release under tmp, same folder name (tests/release_copies.py)",
         lambda p, m: p.release(m[1]),
+        False,
     ),
     (
         r"http://127\.0\.0\.1:8000/v1",
         "the fake OpenAI-compatible server on 127.0.0.1 (tests/fake_openai_server.py)",
         lambda p, m: p.base_url,
+        False,
     ),
-    (r"\bMODEL\b", f"{MODEL_NAME}, a name that server answers", lambda p, m: MODEL_NAME),
+    (r"\bMODEL\b", f"{MODEL_NAME}, a name that server answers", lambda p, m: MODEL_NAME, True),
     (
-        r"^data/runs/local/",
+        _START + r"data/runs/local/",
         "tmp/runs/local/: a run of the tests never lands in the project's data/",
         lambda p, m: f"{p.tmp}/runs/local/",
+        False,
     ),
-    (r"^/tmp/", "tmp/", lambda p, m: f"{p.tmp}/"),
-    (r"^out\.ipynb$", "tmp/out.ipynb", lambda p, m: f"{p.tmp}/out.ipynb"),
+    (_START + r"/tmp/", "tmp/", lambda p, m: f"{p.tmp}/", True),
+    (_START + r"out\.ipynb\b", "tmp/out.ipynb", lambda p, m: f"{p.tmp}/out.ipynb", True),
 ]
 
 
@@ -118,7 +131,7 @@ INSPECT_TASK, OFFLINE_TASK = "analysis/runner/inspect_task.py", "tests/inspect_o
 
 def _offline_inspect(argv: list[str], _: Placeholders) -> list[str]:
     out, skip = [], False
-    for i, token in enumerate(argv):
+    for token in argv:
         if skip:
             skip = False
         elif token in ("--model", "--model-base-url"):
@@ -132,7 +145,9 @@ def _logs_load_as_runs(argv: list[str], _: Placeholders) -> None:
     """Each log the command wrote reads as a condition (``load_trials``), as the page says."""
     logs = sorted(Path(argv[argv.index("--log-dir") + 1]).glob("*.eval"))
     assert logs, f"no log written by {argv}"
-    code = "import sys\nfrom analysis import load_trials\nfor log in sys.argv[1:]: load_trials([log])"
+    code = (
+        "import sys\nfrom analysis import load_trials\nfor log in sys.argv[1:]: load_trials([log])"
+    )
     done = subprocess.run(
         [sys.executable, "-c", code, *map(str, logs)], capture_output=True, text=True, cwd=ROOT
     )
@@ -298,11 +313,11 @@ def _tail(text: str, chars: int = 3000) -> str:
     return text if len(text) <= chars else "..." + text[-chars:]
 
 
-def test_every_block_is_run_or_listed():
-    """Each block is Python, shell or text, its shell lines split into commands, and each
-    listed command is still on a page."""
+def unrunnable(blocks: list[Block]) -> list[str]:
+    """The blocks neither run nor text: another language, untagged, or a shell line that is
+    more than one command."""
     wrong = []
-    for block in _code_blocks():
+    for block in blocks:
         if block.language in doc_blocks.INERT_DIRECTIVES | PYTHON | TEXT:
             continue
         if block.language not in SHELL:
@@ -313,6 +328,13 @@ def test_every_block_is_run_or_listed():
             doc_blocks.commands(block)
         except ValueError as error:
             wrong.append(str(error))
+    return wrong
+
+
+def test_every_block_is_run_or_listed():
+    """Each block is Python, shell or text, its shell lines split into commands, and each
+    listed command is still on a page."""
+    wrong = unrunnable(_code_blocks())
     assert not wrong, "\n".join(wrong)
     commands = [c.values[0] for c in RUN + LISTED]
     assert len(commands) > 10 and PYTHON_PAGES
@@ -320,28 +342,45 @@ def test_every_block_is_run_or_listed():
         assert any(matches(c.argv) for c in commands), f"no page has a {what} command any more"
 
 
-@pytest.mark.parametrize("page", PYTHON_PAGES)
-def test_python_blocks_run(page: str, placeholders: Placeholders):
+def test_a_block_that_would_not_run_is_reported(tmp_path: Path):
+    page = tmp_path / "page.md"
+    page.write_text(
+        "```\nmake paper\n```\n\n```console\n$ make paper\n```\n\n"
+        "```sh\nmake data && make paper\n```\n\n```text\ndata/\n```\n",
+        encoding="utf-8",
+    )
+    assert unrunnable(doc_blocks.blocks(str(page))) == [
+        f"{page}:2: an untagged block: tag it sh, python or text",
+        f"{page}:6: ```console: tag it sh, python or text",
+        f"{page}:10: `make data && make paper` is more than one command or redirects: "
+        "write one command a line",
+    ]
+
+
+def python_failure(page: str, placeholders: Placeholders) -> str | None:
+    """Run ``page``'s Python blocks in order in one fresh interpreter; what failed, if any,
+    naming the page, the block's first line and the failing line."""
     blocks = [b for b in doc_blocks.blocks(page) if b.language in PYTHON]
     source = placeholders.tmp / "blocks.json"
     source.write_text(json.dumps([[b.line, placeholders.text(b.text)] for b in blocks]))
-    done = _run(
-        [sys.executable, "-c", doc_blocks.DRIVER, page, str(source)], _environment(), 600
-    )
+    done = _run([sys.executable, "-c", doc_blocks.DRIVER, page, str(source)], _environment(), 600)
     failed = re.search(r"^docs-block-failed: (\d+) (\d+)$", done.stderr, re.M)
     if failed:
         first, line = int(failed[1]), int(failed[2])
         statement = (ROOT / page).read_text("utf-8").splitlines()[line - 1].strip()
-        pytest.fail(
+        return (
             f"{page}, Python block at line {first}: line {line} `{statement}` failed:\n"
             f"{_tail(done.stderr)}"
         )
     output = done.stdout + done.stderr
-    assert done.returncode == 0 and "Traceback" not in output, f"{page}:\n{_tail(output)}"
+    if done.returncode != 0 or "Traceback" in output:
+        return f"{page}, Python blocks: exit status {done.returncode}\n{_tail(output)}"
+    return None
 
 
-@pytest.mark.parametrize("command", RUN)
-def test_shell_command_runs(command: Command, placeholders: Placeholders):
+def shell_failure(command: Command, placeholders: Placeholders) -> str | None:
+    """Run one shell command of a page, its placeholders replaced and its rule applied;
+    what failed, if any, naming the page, the block's first line and the command."""
     rule = _rule(command.argv)
     argv = placeholders.argv(command.argv)
     if rule:
@@ -350,10 +389,44 @@ def test_shell_command_runs(command: Command, placeholders: Placeholders):
     output = done.stdout + done.stderr
     where = f"{command.block.page}, block at line {command.block.line}: `{command.written}`"
     ran = f"ran as: {' '.join(argv)}" + (f" ({rule.what}: {rule.why})" if rule else "")
-    assert done.returncode == 0, f"{where} exited with {done.returncode}\n{ran}\n{_tail(output)}"
-    assert "Traceback" not in output, f"{where} printed a traceback\n{ran}\n{_tail(output)}"
+    if done.returncode != 0:
+        return f"{where} exited with {done.returncode}\n{ran}\n{_tail(output)}"
+    if "Traceback" in output:
+        return f"{where} printed a traceback\n{ran}\n{_tail(output)}"
     if rule and rule.check:
         rule.check(argv, placeholders)
+    return None
+
+
+@pytest.mark.parametrize("page", PYTHON_PAGES)
+def test_python_blocks_run(page: str, placeholders: Placeholders):
+    failure = python_failure(page, placeholders)
+    assert failure is None, failure
+
+
+@pytest.mark.parametrize("command", RUN)
+def test_shell_command_runs(command: Command, placeholders: Placeholders):
+    failure = shell_failure(command, placeholders)
+    assert failure is None, failure
+
+
+def test_a_failing_block_is_named_by_page_line_and_command(placeholders: Placeholders):
+    page = placeholders.tmp / "page.md"
+    page.write_text(
+        "# A page\n\n```python\nx = 1\n```\n\n```python\ny = x + 1\nz = y / 0\n```\n\n"
+        "```sh\n# a comment\n.venv/bin/steerbench-run --gate always-hold \\\n"
+        "    --no-such-option  # a comment\n```\n",
+        encoding="utf-8",
+    )
+    failure = python_failure(str(page), placeholders)
+    assert failure and failure.startswith(f"{page}, Python block at line 8: line 9 `z = y / 0`")
+    assert "ZeroDivisionError" in failure
+    [shell] = [b for b in doc_blocks.blocks(str(page)) if b.language in SHELL]
+    [command] = doc_blocks.commands(shell)
+    written = ".venv/bin/steerbench-run --gate always-hold --no-such-option"
+    assert (shell.line, command.line, command.written) == (13, 14, written)
+    failure = shell_failure(command, placeholders)
+    assert failure and failure.startswith(f"{page}, block at line 13: `{written}` exited with 2")
 
 
 @pytest.mark.parametrize("command", LISTED)
@@ -366,7 +439,7 @@ _COUNTS = {"one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6}
 
 
 def test_a_heading_counting_commands_lists_that_many():
-    """"The two commands" is followed by a block of two commands."""
+    """ "The two commands" is followed by a block of two commands."""
     seen = 0
     for page in doc_blocks.PAGES:
         lines = (ROOT / page).read_text("utf-8").splitlines()
