@@ -15,6 +15,7 @@ Papermill, Inspect and ``make compare`` run in the slow tier (``make test-all``)
 
 from __future__ import annotations
 
+import importlib.util
 import json
 import os
 import re
@@ -113,6 +114,7 @@ class Rule:
     env: dict[str, str] = field(default_factory=dict)
     slow: bool = False
     check: Callable[[list[str], Placeholders], None] | None = None
+    needs: str | None = None  # a module of an optional extra; skipped without it
 
 
 def _target(argv: list[str]) -> str | None:
@@ -197,14 +199,15 @@ RULES = [
     Rule(
         "inspect eval / eval-set of the task",
         lambda argv: _is_inspect(argv) and INSPECT_TASK in argv,
-        "the models are hosted APIs needing keys (or a server with the openai package), and "
-        "Inspect's plain mockllm/model downloads tiktoken's encoding: the task runs on "
+        "hosted APIs need keys, Inspect's openai-api provider the openai package, and its "
+        "plain mockllm/model downloads tiktoken's encoding: the task runs on "
         f"{OFFLINE_TASK} (mockllm answering from a script, offline), one epoch, the "
         "command's other options as written",
         rewrite=_offline_inspect,
         env={"PYTHONPATH": str(ROOT / "tests")},
         slow=True,
         check=_logs_load_as_runs,
+        needs="inspect_ai",
     ),
     Rule(
         "papermill",
@@ -406,6 +409,9 @@ def test_python_blocks_run(page: str, placeholders: Placeholders):
 
 @pytest.mark.parametrize("command", RUN)
 def test_shell_command_runs(command: Command, placeholders: Placeholders):
+    rule = _rule(command.argv)
+    if rule and rule.needs and importlib.util.find_spec(rule.needs) is None:
+        pytest.skip(f"needs {rule.needs} (an optional extra)")
     failure = shell_failure(command, placeholders)
     assert failure is None, failure
 
