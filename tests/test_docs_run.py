@@ -178,8 +178,10 @@ RULES = [
     Rule(
         "make run",
         lambda argv: _target(argv) == "run",
-        "writes its run root to data/runs/local/GATE: OUT= puts it under tmp",
-        rewrite=lambda argv, p: [*argv, f"OUT={p.tmp}/runs/local/run"],
+        "writes its run root to data/runs/local/GATE: OUT= puts it under tmp; its `data` "
+        "step would wait for the project's lock while the shared build runs: `-o data` "
+        "skips it (the release is imported)",
+        rewrite=lambda argv, p: [argv[0], "-o", "data", *argv[1:], f"OUT={p.tmp}/runs/local/run"],
     ),
     Rule(
         "make compare",
