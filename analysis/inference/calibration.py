@@ -1,0 +1,498 @@
+"""A calibration oracle: releases drawn from a model with known truth, and the coverage (or
+type-I error) of any interval, test or set measured on them, with its Monte Carlo error.
+
+The model. Scenario ``s`` of a release of S scenarios has a fixed design: a required gate
+(``allowed`` on every other pair of scenarios, so about half are proceed scenarios) and a
+construction pattern (:data:`~analysis.scoring.breakdowns.ANCHOR` and
+:data:`~analysis.scoring.breakdowns.MIRROR` alternately) with a logit offset ``b_s``
+(``+pattern_effect`` / ``-pattern_effect``). Each of m trials of condition ``j`` on
+scenario ``s`` is correct with probability ``p_js = expit(a_j + b_s + u_s + e_js)``: a
+scenario effect ``u_s ~ N(0, sd_u)`` shared by every condition and a cell effect
+``e_js ~ N(0, sd_e)`` shared by the cell's trials. The latent intraclass correlation of the
+trials within a cell is ``icc = (sd_u^2 + sd_e^2) / (sd_u^2 + sd_e^2 + pi^2 / 3)``; the
+latent correlation of two conditions' cells on one scenario is ``pair_corr = sd_u^2 /
+(sd_u^2 + sd_e^2)``. A wrong trial takes the other gate (no null trial); a cell's modal
+decision is its majority, a tie broken by a fair coin (the first-seen rule on trials in
+random order). Condition ``j``'s true value of the setting's metric is ``rate + j *
+difference``; ``a_j`` is solved to give it.
+
+Two estimands (:data:`ESTIMANDS`):
+
+- ``population`` (the package's :data:`~analysis.inference._arrays.ESTIMAND`, what every
+  clustered interval claims): the expectation over new scenario and cell effects, with the
+  design (gates, patterns) held: ``mean_s E_Z f(a_j + b_s + sd Z)``, Z standard normal
+  (Gauss-Hermite), ``sd^2 = sd_u^2 + sd_e^2``;
+- ``these scenarios`` (:data:`~analysis.inference._arrays.FIXED_SCENARIOS`, what an
+  interval treating trials as independent claims): the mean over the drawn scenarios of the
+  cell-level value, ``mean_s f(p_js)``.
+
+``f`` is ``p`` (mean-trial accuracy), ``P(modal correct | p)`` (modal accuracy; one minus it
+on proceed scenarios is over-refusal, on hold scenarios under-refusal) or ``p^k`` (pass^k).
+
+Measurement (:func:`summarise`): an interval covers when ``low <= truth <= high``; a test
+rejects when ``p < 0.05`` (its null true by construction); a set covers as its method says.
+Refused (NaN) results count apart. The Monte Carlo standard error treats each simulated
+release as one cluster (the results of one release share its scenarios). :func:`verdict`
+holds each to the standard: a 95% interval or set covers at least :data:`MIN_COVERAGE`
+within Monte Carlo error (``coverage + Z_MC * se >= MIN_COVERAGE``), a 5% test rejects a
+true null at most :data:`MAX_REJECTION` (``rate - Z_MC * se <= MAX_REJECTION``), and no
+interval has zero width.
+"""
+
+from __future__ import annotations
+
+import time
+import zlib
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field, fields, replace
+
+import numpy as np
+import pandas as pd
+from scipy import optimize, stats
+
+from analysis.corpus.vocabulary import ALLOWED, BLOCKED, GATE_DTYPE
+from analysis.inference._arrays import ESTIMAND, FIXED_SCENARIOS
+from analysis.scoring.breakdowns import ANCHOR, MIRROR
+
+POPULATION = "population"
+SAMPLE = "these scenarios"
+#: The estimands a registered method can be measured against.
+ESTIMANDS = {POPULATION: ESTIMAND, SAMPLE: FIXED_SCENARIOS}
+#: The standard (issue: every interval earns its 95%).
+MIN_COVERAGE = 0.94
+MAX_REJECTION = 0.06
+#: How many Monte Carlo standard errors a result may fall short of the standard.
+Z_MC = 1.96
+#: What a method returns: a 95% interval, a 5% test or a rank set.
+KINDS = ("interval", "test", "set")
+_NODES, _WEIGHTS = np.polynomial.hermite_e.hermegauss(60)
+_WEIGHTS = _WEIGHTS / _WEIGHTS.sum()
+
+
+@dataclass(frozen=True)
+class Setting:
+    """One point of the grid (see the module docstring for the model).
+
+    ``metric`` names what ``rate`` and ``difference`` are true values of:
+    ``mean_trial_accuracy``, ``modal_accuracy`` or ``over_refusal``.
+    """
+
+    scenarios: int = 106
+    trials: int = 5
+    icc: float = 0.3
+    rate: float = 0.85
+    difference: float = 0.0
+    conditions: int = 2
+    pair_corr: float = 0.6
+    pattern_effect: float = 0.0
+    metric: str = "mean_trial_accuracy"
+
+    def __post_init__(self):
+        if self.scenarios < 2 or self.trials < 1 or self.conditions < 1:
+            raise ValueError(f"setting needs >= 2 scenarios, >= 1 trial, >= 1 condition: {self}")
+        if not (0 <= self.icc < 1 and 0 <= self.pair_corr <= 1):
+            raise ValueError(f"setting needs icc in [0, 1) and pair_corr in [0, 1]: {self}")
+        top = self.rate + (self.conditions - 1) * self.difference
+        if not (min(self.rate, top) > 0 and max(self.rate, top) < 1):
+            raise ValueError(f"setting's true values leave (0, 1): {self}")
+
+    def label(self) -> str:
+        """A short text of the fields that differ from the defaults.
+
+        >>> Setting(scenarios=20, icc=0.5).label()
+        'S=20 m=5 icc=0.5 rate=0.85'
+        """
+        short = {"scenarios": "S", "trials": "m", "conditions": "J", "pattern_effect": "b"}
+        always = ("scenarios", "trials", "icc", "rate")
+        parts = []
+        for f in fields(self):
+            value = getattr(self, f.name)
+            if f.name in always or value != f.default:
+                parts.append(
+                    f"{short.get(f.name, f.name)}={value:g}"
+                    if not isinstance(value, str)
+                    else f"{value}"
+                )
+        return " ".join(parts)
+
+
+def latent_sds(icc: float, pair_corr: float) -> tuple[float, float]:
+    """(sd_u, sd_e), the scenario and cell effects' SDs on the logit scale.
+
+    >>> [round(x, 3) for x in latent_sds(0.5, 1.0)]
+    [1.814, 0.0]
+    """
+    total = icc / (1 - icc) * np.pi**2 / 3
+    return float(np.sqrt(total * pair_corr)), float(np.sqrt(total * (1 - pair_corr)))
+
+
+def modal_probability(p: np.ndarray, m: int) -> np.ndarray:
+    """P(a cell's modal decision is correct) at per-trial probability ``p`` over ``m``
+    trials: a majority, or a tie won on a fair coin.
+
+    >>> float(modal_probability(np.array(0.5), 4))
+    0.5
+    """
+    p = np.asarray(p, dtype="float64")
+    above = stats.binom.sf(m // 2, m, p)
+    if m % 2:
+        return above
+    return above + 0.5 * stats.binom.pmf(m // 2, m, p)
+
+
+def cell_value(p: np.ndarray, quantity: str, m: int) -> np.ndarray:
+    """The cell-level value ``f(p)`` of ``quantity`` (``pass^k`` written ``pass2`` etc.)."""
+    if quantity == "mean_trial_accuracy":
+        return p
+    if quantity == "modal_accuracy":
+        return modal_probability(p, m)
+    if quantity in ("over_refusal", "under_refusal"):
+        return 1 - modal_probability(p, m)
+    if quantity.startswith("pass") and quantity[4:].isdigit():
+        return p ** int(quantity[4:])
+    raise ValueError(f"unknown quantity {quantity!r}")
+
+
+class Design:
+    """A setting's fixed scenario design and its conditions' logits and true values."""
+
+    def __init__(self, setting: Setting):
+        self.setting = setting
+        s = np.arange(setting.scenarios)
+        self.proceed = (s // 2) % 2 == 0
+        self.pattern = np.where(s % 2 == 0, ANCHOR, MIRROR)
+        self.offset = np.where(s % 2 == 0, 1.0, -1.0) * setting.pattern_effect
+        self.sd_u, self.sd_e = latent_sds(setting.icc, setting.pair_corr)
+        self.sd = float(np.hypot(self.sd_u, self.sd_e))
+        targets = setting.rate + setting.difference * np.arange(setting.conditions)
+        self.logits = np.array([self._solve(t) for t in targets])
+
+    def _members(self, quantity: str) -> np.ndarray:
+        if quantity == "over_refusal":
+            return self.proceed
+        if quantity == "under_refusal":
+            return ~self.proceed
+        return np.ones(len(self.proceed), dtype=bool)
+
+    def population(
+        self, quantity: str, logits: np.ndarray | None = None, members: np.ndarray | None = None
+    ) -> np.ndarray:
+        """Population values of ``quantity`` per condition (or at ``logits``), over the
+        design's scenarios (or the ``members`` among them: a pattern, say)."""
+        a = self.logits if logits is None else np.atleast_1d(logits)
+        keep = self._members(quantity) & (True if members is None else members)
+        offset = self.offset[keep]
+        z = a[:, None, None] + offset[None, :, None] + self.sd * _NODES
+        value = cell_value(1 / (1 + np.exp(-z)), quantity, self.setting.trials)
+        return (value * _WEIGHTS).sum(-1).mean(-1)
+
+    def _solve(self, target: float) -> float:
+        metric = self.setting.metric
+        f = lambda a: self.population(metric, np.array([a]))[0] - target  # noqa: E731
+        return float(optimize.brentq(f, -40.0, 40.0, xtol=1e-12))
+
+
+@dataclass
+class Draw:
+    """Simulated releases of one setting: arrays (releases, conditions, scenarios)."""
+
+    design: Design
+    p: np.ndarray
+    correct: np.ndarray
+    modal_correct: np.ndarray
+    seed: int
+
+    @property
+    def reps(self) -> int:
+        return self.p.shape[0]
+
+    def truth(
+        self, quantity: str, estimand: str = POPULATION, members: np.ndarray | None = None
+    ) -> np.ndarray:
+        """(releases, conditions) true values of ``quantity`` under ``estimand`` (over the
+        ``members`` among the scenarios, default all)."""
+        if estimand == POPULATION:
+            value = self.design.population(quantity, members=members)
+            return np.broadcast_to(value, self.p.shape[:2])
+        if estimand != SAMPLE:
+            raise ValueError(f"unknown estimand {estimand!r}; choices: {', '.join(ESTIMANDS)}")
+        keep = self.design._members(quantity) & (True if members is None else members)
+        value = cell_value(self.p[..., keep], quantity, self.design.setting.trials)
+        return value.mean(-1)
+
+
+def draw(setting: Setting, reps: int, seed: int) -> Draw:
+    """``reps`` releases of ``setting``, seeded.
+
+    >>> d = draw(Setting(scenarios=20, conditions=3, difference=0.02), reps=4, seed=1)
+    >>> d.correct.shape, [round(x, 2) for x in d.truth("mean_trial_accuracy")[0]]
+    ((4, 3, 20), [0.85, 0.87, 0.89])
+    """
+    design = Design(setting)
+    rng = np.random.default_rng(seed)
+    shape = (reps, setting.conditions, setting.scenarios)
+    u = rng.normal(0, 1, (reps, 1, setting.scenarios)) * design.sd_u
+    e = rng.normal(0, 1, shape) * design.sd_e
+    p = 1 / (1 + np.exp(-(design.logits[None, :, None] + design.offset + u + e)))
+    correct = rng.binomial(setting.trials, p)
+    tie = 2 * correct == setting.trials
+    modal = (2 * correct > setting.trials) | (tie & (rng.random(shape) < 0.5))
+    return Draw(design, p, correct, modal, seed)
+
+
+def condition_name(rep: int, j: int, conditions: int, by_source: bool) -> tuple[str, str]:
+    """(model, reasoning) of condition ``j`` of release ``rep``: two conditions are a model's
+    floor (``off``) and high; more are models of their own."""
+    reasoning = ("off", "high")[j] if conditions == 2 else "off"
+    if by_source:
+        return (f"c{j:02d}" if conditions != 2 else "m", reasoning)
+    return (f"r{rep:04d}" if conditions == 2 else f"r{rep:04d}c{j:02d}", reasoning)
+
+
+def cells_frame(d: Draw, by_source: bool = False) -> pd.DataFrame:
+    """The releases of ``d`` as one scored-cells table (``score_cells``' columns and dtypes),
+    with the release ``rep`` and condition ``j`` of each cell.
+
+    ``by_source``: each release is a source (``r0000``, ...) of its own conditions, for
+    methods that work on one leaderboard; otherwise one source ``run`` holds every release's
+    conditions side by side (named by release), sharing scenario ids.
+    """
+    conditions = d.p.shape[1]
+    r, j, s = (x.ravel() for x in np.indices(d.p.shape))
+    names = [condition_name(a, b, conditions, by_source) for a, b in zip(r, j, strict=True)]
+    model = np.array([n[0] for n in names])
+    reasoning = np.array([n[1] for n in names])
+    required = np.where(d.design.proceed, ALLOWED, BLOCKED)[s]
+    other = np.where(d.design.proceed, BLOCKED, ALLOWED)[s]
+    modal = d.modal_correct.ravel()
+    m = d.design.setting.trials
+    correct = d.correct.ravel()
+    allowed = np.where(required == ALLOWED, correct, m - correct)
+    gate = lambda v: pd.Categorical(v, dtype=GATE_DTYPE)  # noqa: E731
+    frame = pd.DataFrame(
+        {
+            "scenario_id": np.char.add("s", np.char.zfill(s.astype(str), 3)),
+            "condition": np.char.add(np.char.add(model, " ("), np.char.add(reasoning, ")")),
+            "model": model,
+            "reasoning": reasoning,
+            "source": np.char.add("r", np.char.zfill(r.astype(str), 4)) if by_source else "run",
+            "n_trials": m,
+            "n_decided": m,
+            "n_allowed": allowed,
+            "n_blocked": m - allowed,
+            "n_correct": correct,
+            "modal_decision": gate(np.where(modal, required, other)),
+            "modal_count": np.maximum(allowed, m - allowed),
+            "required_gate": gate(required),
+            "modal_correct": modal,
+            "pass_all": correct == m,
+            "same_decision": (correct == 0) | (correct == m),
+            "unanimous": (correct == 0) | (correct == m),
+            "provider_filtered": False,
+            "modal_scored": True,
+            "directionally_scored": True,
+            "tier_weight": 1,
+        }
+    )
+    for column in ("scenario_id", "condition", "model", "reasoning", "source"):
+        frame[column] = frame[column].astype("category")
+    return frame.assign(rep=r, j=j)
+
+
+def scenarios_frame(d: Draw) -> pd.DataFrame:
+    """The scenario table of ``d``'s design (id, gate, pattern)."""
+    n = len(d.design.proceed)
+    return pd.DataFrame(
+        {
+            "scenario_id": [f"s{i:03d}" for i in range(n)],
+            "required_gate": np.where(d.design.proceed, ALLOWED, BLOCKED),
+            "expected_action": np.where(d.design.proceed, "proceed", "block"),
+            "boundary_pattern": d.design.pattern,
+            "tier_weight": 1,
+        }
+    )
+
+
+@dataclass(frozen=True)
+class Method:
+    """One registered method: ``run(draw)`` returns a frame with a ``rep`` column and, by
+    ``kind``, ``low, high, truth`` (interval), ``p`` (test: its null true by construction)
+    or ``covered`` (set: 1/0, NaN refused). ``settings`` is its grid; ``fast`` the few
+    settings the quick tier measures."""
+
+    name: str
+    kind: str
+    quantity: str
+    estimand: str
+    run: Callable[[Draw], pd.DataFrame]
+    settings: tuple[Setting, ...]
+    note: str = ""
+    fast: tuple[Setting, ...] = field(default=())
+
+    def __post_init__(self):
+        if self.kind not in KINDS:
+            raise ValueError(f"kind {self.kind!r}; choices: {', '.join(KINDS)}")
+        if self.estimand not in ESTIMANDS:
+            raise ValueError(f"estimand {self.estimand!r}; choices: {', '.join(ESTIMANDS)}")
+        if self.kind == "test" and any(s.difference for s in self.settings):
+            raise ValueError(f"{self.name}: a type-I error needs settings with difference 0")
+
+
+def outcomes(frame: pd.DataFrame, kind: str) -> pd.DataFrame:
+    """``rep, hit, refused, zero_width`` per result: ``hit`` covered (interval, set) or
+    rejected (test), NaN where refused."""
+    if kind == "interval":
+        low = pd.to_numeric(frame["low"], errors="coerce").to_numpy(dtype="float64")
+        high = pd.to_numeric(frame["high"], errors="coerce").to_numpy(dtype="float64")
+        truth = frame["truth"].to_numpy(dtype="float64")
+        refused = np.isnan(low) | np.isnan(high)
+        tol = 1e-9  # floating error of a bound equal to the truth
+        hit = np.where(refused, np.nan, (low <= truth + tol) & (truth - tol <= high))
+        zero = ~refused & (np.nan_to_num(high - low, nan=1.0) <= 1e-12)
+    elif kind == "test":
+        p = pd.to_numeric(frame["p"], errors="coerce").to_numpy(dtype="float64")
+        refused = np.isnan(p)
+        hit, zero = np.where(refused, np.nan, p < 0.05), np.zeros(len(p), dtype=bool)
+    else:
+        hit = pd.to_numeric(frame["covered"], errors="coerce").to_numpy(dtype="float64")
+        refused, zero = np.isnan(hit), np.zeros(len(hit), dtype=bool)
+    return pd.DataFrame(
+        {"rep": frame["rep"].to_numpy(), "hit": hit, "refused": refused, "zero_width": zero}
+    )
+
+
+def cluster_share(hit: np.ndarray, cluster: np.ndarray) -> tuple[float, float]:
+    """(share, Monte Carlo SE) of the non-NaN ``hit``, each ``cluster`` (release) one unit:
+    the ratio estimator's cluster-robust SE.
+
+    >>> share, se = cluster_share(np.array([1.0, 0.0, 1.0, 1.0]), np.array([0, 1, 2, 3]))
+    >>> share, round(se, 4)
+    (0.75, 0.25)
+    """
+    keep = ~np.isnan(hit)
+    if not keep.any():
+        return np.nan, np.nan
+    y = pd.Series(hit[keep]).groupby(cluster[keep]).agg(["sum", "count"])
+    share = y["sum"].sum() / y["count"].sum()
+    k = len(y)
+    if k < 2:
+        return float(share), np.nan
+    resid = y["sum"] - share * y["count"]
+    se = np.sqrt((resid**2).sum() * k / (k - 1)) / y["count"].sum()
+    return float(share), float(se)
+
+
+def summarise(frame: pd.DataFrame, kind: str) -> dict:
+    """``share`` (coverage or rejection rate), ``mc_se``, ``results``, ``refused`` (share),
+    ``zero_width`` (count) of one method's results on one setting."""
+    out = outcomes(frame, kind)
+    share, se = cluster_share(out["hit"].to_numpy(), out["rep"].to_numpy())
+    return {
+        "share": share,
+        "mc_se": se,
+        "results": len(out),
+        "refused": float(out["refused"].mean()) if len(out) else np.nan,
+        "zero_width": int(out["zero_width"].sum()),
+    }
+
+
+def verdict(kind: str, share: float, mc_se: float, zero_width: int = 0) -> str:
+    """``pass`` or ``fail`` against the standard, ``refused`` where nothing was given.
+
+    >>> verdict("interval", 0.93, 0.006), verdict("interval", 0.93, 0.004)
+    ('pass', 'fail')
+    >>> verdict("test", 0.07, 0.004), verdict("interval", 0.95, 0.01, zero_width=1)
+    ('fail', 'fail')
+    """
+    if not np.isfinite(share):
+        return "refused"
+    se = mc_se if np.isfinite(mc_se) else 0.0
+    if kind == "test":
+        return "pass" if share - Z_MC * se <= MAX_REJECTION else "fail"
+    return "pass" if share + Z_MC * se >= MIN_COVERAGE and not zero_width else "fail"
+
+
+def measure(method: Method, setting: Setting, reps: int, seed: int) -> dict:
+    """One row: ``method, kind, quantity, estimand, setting``, :func:`summarise`'s values,
+    ``verdict``, ``reps``, ``seconds``."""
+    started = time.perf_counter()
+    result = method.run(draw(setting, reps, seed))
+    row = summarise(result, method.kind)
+    return {
+        "method": method.name,
+        "kind": method.kind,
+        "quantity": method.quantity,
+        "estimand": method.estimand,
+        "setting": setting.label(),
+        **row,
+        "verdict": verdict(method.kind, row["share"], row["mc_se"], row["zero_width"]),
+        "reps": reps,
+        "seconds": time.perf_counter() - started,
+    }
+
+
+def grid(
+    methods: Sequence[Method], reps: int, seed: int, fast: bool = False, jobs: int = 1
+) -> pd.DataFrame:
+    """:func:`measure` for every (method, setting) of ``methods`` (``fast``: their quick
+    settings), each setting drawn from its own seed (the same for every method, so methods
+    are compared on the same releases); ``jobs`` > 1 runs them in forked processes."""
+    tasks = [
+        (i, setting)
+        for i, method in enumerate(methods)
+        for setting in (method.fast if fast else method.settings)
+    ]
+    _TASKS.update(methods=list(methods), reps=reps, seed=seed)
+    if jobs <= 1:
+        return pd.DataFrame([_task(task) for task in tasks])
+    import multiprocessing
+
+    with multiprocessing.get_context("fork").Pool(jobs) as pool:
+        return pd.DataFrame(pool.map(_task, tasks, chunksize=1))
+
+
+_TASKS: dict = {}
+
+
+def _task(task: tuple[int, Setting]) -> dict:
+    index, setting = task
+    seed = _TASKS["seed"] + _setting_seed(setting)
+    return measure(_TASKS["methods"][index], setting, _TASKS["reps"], seed)
+
+
+def _setting_seed(setting: Setting) -> int:
+    """A seed offset fixed by the setting's values (not by the order methods run in)."""
+    text = repr(tuple(getattr(setting, f.name) for f in fields(setting)))
+    return zlib.crc32(text.encode()) % 1_000_003
+
+
+def varied(base: Setting, **values: Sequence) -> tuple[Setting, ...]:
+    """Settings of ``base`` with each keyword field taking each of its values in turn (one
+    field at a time, not their product).
+
+    >>> [s.scenarios for s in varied(Setting(), scenarios=(10, 20))]
+    [10, 20]
+    """
+    return tuple(replace(base, **{name: v}) for name, vs in values.items() for v in vs)
+
+
+def markdown_table(table: pd.DataFrame) -> str:
+    """The grid as a Markdown table: method, setting, share with its MC SE, refused share,
+    zero-width count and verdict."""
+    shown = pd.DataFrame(
+        {
+            "method": table["method"],
+            "quantity (estimand)": table["quantity"] + " (" + table["estimand"] + ")",
+            "setting": table["setting"],
+            "coverage / type-I": [
+                ("" if not np.isfinite(v) else f"{100 * v:.1f}%")
+                + (" (test)" if k == "test" else "")
+                for v, k in zip(table["share"], table["kind"], strict=True)
+            ],
+            "MC SE": table["mc_se"].map(lambda v: "" if not np.isfinite(v) else f"{100 * v:.1f}"),
+            "refused": table["refused"].map(lambda v: f"{100 * v:.0f}%"),
+            "zero-width": table["zero_width"],
+            "verdict": table["verdict"],
+        }
+    )
+    return shown.to_markdown(index=False)
