@@ -29,22 +29,13 @@ Two estimands (:data:`ESTIMANDS`):
 ``f`` is ``p`` (mean-trial accuracy), ``P(modal correct | p)`` (modal accuracy; one minus it
 on proceed scenarios is over-refusal, on hold scenarios under-refusal) or ``p^k`` (pass^k).
 
-Measurement (:func:`summarise`): an interval covers when ``low <= truth <= high``; a test
-rejects when ``p < 0.05`` (its null true by construction); a set covers as its method says.
-Refused (NaN) results count apart. The Monte Carlo standard error treats each simulated
-release as one cluster (the results of one release share its scenarios). :func:`verdict`
-holds each to the standard: a 95% interval or set covers at least :data:`MIN_COVERAGE`
-within Monte Carlo error (``coverage + Z_MC * se >= MIN_COVERAGE``), a 5% test rejects a
-true null at most :data:`MAX_REJECTION` (``rate - Z_MC * se <= MAX_REJECTION``), and no
-interval has zero width.
+Measuring methods on these releases: :mod:`analysis.inference.coverage`.
 """
 
 from __future__ import annotations
 
-import time
-import zlib
-from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field, fields, replace
+from collections.abc import Sequence
+from dataclasses import dataclass, fields, replace
 
 import numpy as np
 import pandas as pd
@@ -58,13 +49,6 @@ POPULATION = "population"
 SAMPLE = "these scenarios"
 #: The estimands a registered method can be measured against.
 ESTIMANDS = {POPULATION: ESTIMAND, SAMPLE: FIXED_SCENARIOS}
-#: The standard (issue: every interval earns its 95%).
-MIN_COVERAGE = 0.94
-MAX_REJECTION = 0.06
-#: How many Monte Carlo standard errors a result may fall short of the standard.
-Z_MC = 1.96
-#: What a method returns: a 95% interval, a 5% test or a rank set.
-KINDS = ("interval", "test", "set")
 _NODES, _WEIGHTS = np.polynomial.hermite_e.hermegauss(60)
 _WEIGHTS = _WEIGHTS / _WEIGHTS.sum()
 
@@ -225,7 +209,7 @@ def draw(setting: Setting, reps: int, seed: int) -> Draw:
     """``reps`` releases of ``setting``, seeded.
 
     >>> d = draw(Setting(scenarios=20, conditions=3, difference=0.02), reps=4, seed=1)
-    >>> d.correct.shape, [round(x, 2) for x in d.truth("mean_trial_accuracy")[0]]
+    >>> d.correct.shape, d.truth("mean_trial_accuracy")[0].round(2).tolist()
     ((4, 3, 20), [0.85, 0.87, 0.89])
     """
     design = Design(setting)
@@ -313,159 +297,6 @@ def scenarios_frame(d: Draw) -> pd.DataFrame:
     )
 
 
-@dataclass(frozen=True)
-class Method:
-    """One registered method: ``run(draw)`` returns a frame with a ``rep`` column and, by
-    ``kind``, ``low, high, truth`` (interval), ``p`` (test: its null true by construction)
-    or ``covered`` (set: 1/0, NaN refused). ``settings`` is its grid; ``fast`` the few
-    settings the quick tier measures."""
-
-    name: str
-    kind: str
-    quantity: str
-    estimand: str
-    run: Callable[[Draw], pd.DataFrame]
-    settings: tuple[Setting, ...]
-    note: str = ""
-    fast: tuple[Setting, ...] = field(default=())
-
-    def __post_init__(self):
-        if self.kind not in KINDS:
-            raise ValueError(f"kind {self.kind!r}; choices: {', '.join(KINDS)}")
-        if self.estimand not in ESTIMANDS:
-            raise ValueError(f"estimand {self.estimand!r}; choices: {', '.join(ESTIMANDS)}")
-        if self.kind == "test" and any(s.difference for s in self.settings):
-            raise ValueError(f"{self.name}: a type-I error needs settings with difference 0")
-
-
-def outcomes(frame: pd.DataFrame, kind: str) -> pd.DataFrame:
-    """``rep, hit, refused, zero_width`` per result: ``hit`` covered (interval, set) or
-    rejected (test), NaN where refused."""
-    if kind == "interval":
-        low = pd.to_numeric(frame["low"], errors="coerce").to_numpy(dtype="float64")
-        high = pd.to_numeric(frame["high"], errors="coerce").to_numpy(dtype="float64")
-        truth = frame["truth"].to_numpy(dtype="float64")
-        refused = np.isnan(low) | np.isnan(high)
-        tol = 1e-9  # floating error of a bound equal to the truth
-        hit = np.where(refused, np.nan, (low <= truth + tol) & (truth - tol <= high))
-        zero = ~refused & (np.nan_to_num(high - low, nan=1.0) <= 1e-12)
-    elif kind == "test":
-        p = pd.to_numeric(frame["p"], errors="coerce").to_numpy(dtype="float64")
-        refused = np.isnan(p)
-        hit, zero = np.where(refused, np.nan, p < 0.05), np.zeros(len(p), dtype=bool)
-    else:
-        hit = pd.to_numeric(frame["covered"], errors="coerce").to_numpy(dtype="float64")
-        refused, zero = np.isnan(hit), np.zeros(len(hit), dtype=bool)
-    return pd.DataFrame(
-        {"rep": frame["rep"].to_numpy(), "hit": hit, "refused": refused, "zero_width": zero}
-    )
-
-
-def cluster_share(hit: np.ndarray, cluster: np.ndarray) -> tuple[float, float]:
-    """(share, Monte Carlo SE) of the non-NaN ``hit``, each ``cluster`` (release) one unit:
-    the ratio estimator's cluster-robust SE.
-
-    >>> share, se = cluster_share(np.array([1.0, 0.0, 1.0, 1.0]), np.array([0, 1, 2, 3]))
-    >>> share, round(se, 4)
-    (0.75, 0.25)
-    """
-    keep = ~np.isnan(hit)
-    if not keep.any():
-        return np.nan, np.nan
-    y = pd.Series(hit[keep]).groupby(cluster[keep]).agg(["sum", "count"])
-    share = y["sum"].sum() / y["count"].sum()
-    k = len(y)
-    if k < 2:
-        return float(share), np.nan
-    resid = y["sum"] - share * y["count"]
-    se = np.sqrt((resid**2).sum() * k / (k - 1)) / y["count"].sum()
-    return float(share), float(se)
-
-
-def summarise(frame: pd.DataFrame, kind: str) -> dict:
-    """``share`` (coverage or rejection rate), ``mc_se``, ``results``, ``refused`` (share),
-    ``zero_width`` (count) of one method's results on one setting."""
-    out = outcomes(frame, kind)
-    share, se = cluster_share(out["hit"].to_numpy(), out["rep"].to_numpy())
-    return {
-        "share": share,
-        "mc_se": se,
-        "results": len(out),
-        "refused": float(out["refused"].mean()) if len(out) else np.nan,
-        "zero_width": int(out["zero_width"].sum()),
-    }
-
-
-def verdict(kind: str, share: float, mc_se: float, zero_width: int = 0) -> str:
-    """``pass`` or ``fail`` against the standard, ``refused`` where nothing was given.
-
-    >>> verdict("interval", 0.93, 0.006), verdict("interval", 0.93, 0.004)
-    ('pass', 'fail')
-    >>> verdict("test", 0.07, 0.004), verdict("interval", 0.95, 0.01, zero_width=1)
-    ('fail', 'fail')
-    """
-    if not np.isfinite(share):
-        return "refused"
-    se = mc_se if np.isfinite(mc_se) else 0.0
-    if kind == "test":
-        return "pass" if share - Z_MC * se <= MAX_REJECTION else "fail"
-    return "pass" if share + Z_MC * se >= MIN_COVERAGE and not zero_width else "fail"
-
-
-def measure(method: Method, setting: Setting, reps: int, seed: int) -> dict:
-    """One row: ``method, kind, quantity, estimand, setting``, :func:`summarise`'s values,
-    ``verdict``, ``reps``, ``seconds``."""
-    started = time.perf_counter()
-    result = method.run(draw(setting, reps, seed))
-    row = summarise(result, method.kind)
-    return {
-        "method": method.name,
-        "kind": method.kind,
-        "quantity": method.quantity,
-        "estimand": method.estimand,
-        "setting": setting.label(),
-        **row,
-        "verdict": verdict(method.kind, row["share"], row["mc_se"], row["zero_width"]),
-        "reps": reps,
-        "seconds": time.perf_counter() - started,
-    }
-
-
-def grid(
-    methods: Sequence[Method], reps: int, seed: int, fast: bool = False, jobs: int = 1
-) -> pd.DataFrame:
-    """:func:`measure` for every (method, setting) of ``methods`` (``fast``: their quick
-    settings), each setting drawn from its own seed (the same for every method, so methods
-    are compared on the same releases); ``jobs`` > 1 runs them in forked processes."""
-    tasks = [
-        (i, setting)
-        for i, method in enumerate(methods)
-        for setting in (method.fast if fast else method.settings)
-    ]
-    _TASKS.update(methods=list(methods), reps=reps, seed=seed)
-    if jobs <= 1:
-        return pd.DataFrame([_task(task) for task in tasks])
-    import multiprocessing
-
-    with multiprocessing.get_context("fork").Pool(jobs) as pool:
-        return pd.DataFrame(pool.map(_task, tasks, chunksize=1))
-
-
-_TASKS: dict = {}
-
-
-def _task(task: tuple[int, Setting]) -> dict:
-    index, setting = task
-    seed = _TASKS["seed"] + _setting_seed(setting)
-    return measure(_TASKS["methods"][index], setting, _TASKS["reps"], seed)
-
-
-def _setting_seed(setting: Setting) -> int:
-    """A seed offset fixed by the setting's values (not by the order methods run in)."""
-    text = repr(tuple(getattr(setting, f.name) for f in fields(setting)))
-    return zlib.crc32(text.encode()) % 1_000_003
-
-
 def varied(base: Setting, **values: Sequence) -> tuple[Setting, ...]:
     """Settings of ``base`` with each keyword field taking each of its values in turn (one
     field at a time, not their product).
@@ -474,25 +305,3 @@ def varied(base: Setting, **values: Sequence) -> tuple[Setting, ...]:
     [10, 20]
     """
     return tuple(replace(base, **{name: v}) for name, vs in values.items() for v in vs)
-
-
-def markdown_table(table: pd.DataFrame) -> str:
-    """The grid as a Markdown table: method, setting, share with its MC SE, refused share,
-    zero-width count and verdict."""
-    shown = pd.DataFrame(
-        {
-            "method": table["method"],
-            "quantity (estimand)": table["quantity"] + " (" + table["estimand"] + ")",
-            "setting": table["setting"],
-            "coverage / type-I": [
-                ("" if not np.isfinite(v) else f"{100 * v:.1f}%")
-                + (" (test)" if k == "test" else "")
-                for v, k in zip(table["share"], table["kind"], strict=True)
-            ],
-            "MC SE": table["mc_se"].map(lambda v: "" if not np.isfinite(v) else f"{100 * v:.1f}"),
-            "refused": table["refused"].map(lambda v: f"{100 * v:.0f}%"),
-            "zero-width": table["zero_width"],
-            "verdict": table["verdict"],
-        }
-    )
-    return shown.to_markdown(index=False)
