@@ -43,7 +43,6 @@ from analysis.inference import (
     pooled_pattern_accuracy,
     rank_uncertainty,
     rank_uncertainty_from_counts,
-    simulate_release,
     unpaired_reasoning,
 )
 from analysis.inference.calibration import (
@@ -59,7 +58,7 @@ from analysis.inference.design_bound import NULLS_ALLOWED
 from analysis.scoring.breakdowns import ANCHOR, MIRROR
 from analysis.scoring.intervals import difference_interval
 from analysis.scoring.leaderboard import reasoning_level
-from analysis.scoring.rules import condition_scores, score_cells
+from analysis.scoring.rules import condition_scores
 
 SEED = 20261204
 #: Bootstrap resamples per interval in the grid (the package's default is 4000: the
@@ -722,24 +721,6 @@ def write(table: pd.DataFrame, command: str, seconds: float) -> None:
     table.to_csv(ROWS, index=False)
 
 
-def release_sized_timing() -> tuple[float, float]:
-    """(wall, CPU) seconds for every bootstrap method on 30 conditions x 106 scenarios x 5
-    trials (at the package's B)."""
-    trials, scenarios, _ = simulate_release(n_models=15, n_scenarios=106, seed=1)
-    cells = score_cells(trials, scenarios)
-    started, cpu = time.perf_counter(), time.process_time()
-    paired_accuracy_difference(cells)
-    paired_binary_difference(cells, "modal_accuracy")
-    paired_binary_difference(cells, "over_refusal")
-    clustered_accuracy(cells)
-    pooled_pattern_accuracy(cells, scenarios)
-    pooled_mirror_gap(cells, scenarios)
-    pooled_direction_asymmetry(cells, scenarios)
-    pass_hat_k(cells)
-    rank_uncertainty(cells)
-    return time.perf_counter() - started, time.process_time() - cpu
-
-
 def main(argv=None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument(
@@ -756,11 +737,6 @@ def main(argv=None) -> None:
         "--jobs", type=int, default=1, help="processes to run the settings in (default 1)"
     )
     parser.add_argument(
-        "--timing",
-        action="store_true",
-        help="only time every bootstrap method on one release-sized input",
-    )
-    parser.add_argument(
         "--render",
         action="store_true",
         help="rewrite the docs' page from the rows of the last run (no simulation)",
@@ -769,13 +745,6 @@ def main(argv=None) -> None:
         "--no-write", action="store_true", help="print the table; leave the docs' table as is"
     )
     args = parser.parse_args(argv)
-    if args.timing:
-        wall, cpu = release_sized_timing()
-        print(
-            "Every bootstrap method (B = 4000) on 30 conditions x 106 scenarios x 5 trials: "
-            f"{wall:.2f} s wall, {cpu:.2f} s CPU (target < 5 s)"
-        )
-        return
     if args.render:
         head = TABLE.read_text("utf-8").split("\n\n", 1)[0]
         TABLE.write_text(head + "\n\n" + render(pd.read_csv(ROWS)), "utf-8")
