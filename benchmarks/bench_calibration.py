@@ -25,7 +25,7 @@ from itertools import product
 
 import numpy as np
 import pandas as pd
-from scipy import stats
+from scipy import optimize, stats
 
 from analysis import paths
 from analysis.compare.bounds import clustered_change_bound
@@ -35,6 +35,7 @@ from analysis.inference import (
     clustered_accuracy,
     design_effect_bound,
     gee_accuracy,
+    minimum_detectable_difference,
     paired_accuracy_difference,
     paired_binary_difference,
     pass_hat_k,
@@ -51,6 +52,7 @@ from analysis.inference.calibration import (
     Draw,
     Setting,
     cells_frame,
+    draw,
     scenarios_frame,
 )
 from analysis.inference.coverage import Method, grid, markdown_table, summary_table
@@ -275,6 +277,41 @@ def pooled(call, quantity: str, name: str, members_of=None, ratio_of=None):
     return run
 
 
+def mdd_power(metric: str):
+    """Achieved power of the paired test against the power ``minimum_detectable_difference``
+    states for the setting's true difference: the power at which its detectable difference
+    (from the true spread of per-scenario differences, or the true discordance, measured
+    on 20,000 scenarios of the setting) equals the true difference."""
+
+    def run(d: Draw) -> pd.DataFrame:
+        setting = d.design.setting
+        big = draw(replace(setting, scenarios=20_000), reps=1, seed=d.seed + 1)
+        if metric == MEAN:
+            diff = (big.correct[0, 1] - big.correct[0, 0]) / setting.trials
+            basis = {"sd_diff": float(diff.std(ddof=1))}
+            out = paired_accuracy_difference(_public(cells_frame(d)))
+        else:
+            basis = {
+                "discordance": float((big.modal_correct[0, 1] != big.modal_correct[0, 0]).mean())
+            }
+            out = paired_binary_difference(_public(cells_frame(d)), metric)
+        truth = d.truth(metric)
+        delta = abs(float(truth[0, 1] - truth[0, 0]))
+
+        def gap(power: float) -> float:
+            found = minimum_detectable_difference(setting.scenarios, power=power, **basis)
+            return (np.inf if np.isnan(found) else found) - delta
+
+        p = out["p"].to_numpy(dtype="float64")
+        try:
+            nominal = optimize.brentq(gap, 0.06, 0.995) if gap(0.06) < 0 < gap(0.995) else np.nan
+        except (TypeError, ValueError):  # the package failed to state a power: refused
+            nominal, p = np.nan, np.full(len(p), np.nan)
+        return pd.DataFrame({"rep": _rep_of_contrast(out), "p": p, "nominal": nominal})
+
+    return run
+
+
 def clopper_pearson(d: Draw) -> pd.DataFrame:
     """A known-good interval: exact Clopper-Pearson on trials; on independent trials
     (icc 0, no pattern effect) it covers at least 95%."""
@@ -322,6 +359,13 @@ STRATA = _settings(
     icc=(0.3, 0.75),
     rate=(0.5, 0.85),
     pattern_effect=(0.8,),
+)
+POWER = _settings(
+    scenarios=(20, 50, 106),
+    icc=(0.3, 0.75),
+    pair_corr=(0.6,),
+    rate=(0.8,),
+    difference=(0.1,),
 )
 REFUSALS = _settings(
     conditions=(1,),
@@ -661,6 +705,24 @@ REGISTRY: tuple[Method, ...] = (
         POOLED,
     ),
 )
+REGISTRY += (
+    Method(
+        "minimum_detectable_difference (paired t)",
+        "power",
+        MEAN,
+        POPULATION,
+        mdd_power(MEAN),
+        POWER,
+    ),
+    Method(
+        "minimum_detectable_difference (McNemar, Connor)",
+        "power",
+        "modal_accuracy",
+        POPULATION,
+        mdd_power("modal_accuracy"),
+        tuple(replace(s, metric="modal_accuracy", difference=0.15) for s in POWER),
+    ),
+)
 #: The harness's own checks: an interval that must pass and one that must fail.
 CONTROLS: tuple[Method, ...] = (
     Method(
@@ -742,6 +804,11 @@ def main(argv=None) -> None:
         help="rewrite the docs' page from the rows of the last run (no simulation)",
     )
     parser.add_argument(
+        "--update",
+        action="store_true",
+        help="replace only the chosen methods' rows in the last run's table",
+    )
+    parser.add_argument(
         "--no-write", action="store_true", help="print the table; leave the docs' table as is"
     )
     args = parser.parse_args(argv)
@@ -765,9 +832,21 @@ def main(argv=None) -> None:
     seconds = time.perf_counter() - started
     print(markdown_table(table))
     print(f"\n{len(table)} rows in {seconds:.0f} s; failing: {(table.verdict == 'fail').sum()}")
-    if not args.no_write:
-        command = "python benchmarks/bench_calibration.py " + " ".join(sys.argv[1:])
-        write(table, command.strip(), seconds)
+    if args.no_write:
+        return
+    command = ("python benchmarks/bench_calibration.py " + " ".join(sys.argv[1:])).strip()
+    if args.update:  # the chosen methods' rows replace theirs in the last run's
+        keys = ["method", "kind", "quantity", "estimand"]
+        old = pd.read_csv(ROWS)
+        mine = old.set_index(keys).index.isin(table.set_index(keys).index)
+        table = pd.concat([old.loc[~mine], table], ignore_index=True)
+        head = TABLE.read_text("utf-8").split("\n\n", 1)[0].removesuffix(".")
+        TABLE.write_text(
+            f"{head}; then `{command}` in {seconds / 60:.1f} min.\n\n" + render(table), "utf-8"
+        )
+        table.to_csv(ROWS, index=False)
+        return
+    write(table, command, seconds)
 
 
 if __name__ == "__main__":

@@ -29,16 +29,18 @@ MIN_COVERAGE = 0.94
 MAX_REJECTION = 0.06
 #: How many Monte Carlo standard errors a result may fall short of the standard.
 Z_MC = 1.96
-#: What a method returns: a 95% interval, a 5% test or a rank set.
-KINDS = ("interval", "test", "set")
+#: What a method returns: a 95% interval, a 5% test (its null true), a rank set, or a 5%
+#: test at a true difference whose power the package states (``nominal``).
+KINDS = ("interval", "test", "set", "power")
 
 
 @dataclass(frozen=True)
 class Method:
     """One registered method: ``run(draw)`` returns a frame with a ``rep`` column and, by
-    ``kind``, ``low, high, truth`` (interval), ``p`` (test: its null true by construction)
-    or ``covered`` (set: 1/0, NaN refused). ``settings`` is its grid; ``fast`` the few
-    settings the quick tier measures."""
+    ``kind``, ``low, high, truth`` (interval), ``p`` (test: its null true by construction),
+    ``covered`` (set: 1/0, NaN refused) or ``p, nominal`` (power: the test's p at a true
+    difference, and the power the package claims for it). ``settings`` is its grid;
+    ``fast`` the few settings the quick tier measures."""
 
     name: str
     kind: str
@@ -69,7 +71,7 @@ def outcomes(frame: pd.DataFrame, kind: str) -> pd.DataFrame:
         tol = 1e-9  # floating error of a bound equal to the truth
         hit = np.where(refused, np.nan, (low <= truth + tol) & (truth - tol <= high))
         zero = ~refused & (np.nan_to_num(high - low, nan=1.0) <= 1e-12)
-    elif kind == "test":
+    elif kind in ("test", "power"):
         p = pd.to_numeric(frame["p"], errors="coerce").to_numpy(dtype="float64")
         refused = np.isnan(p)
         hit, zero = np.where(refused, np.nan, p < 0.05), np.zeros(len(p), dtype=bool)
@@ -104,8 +106,10 @@ def cluster_share(hit: np.ndarray, cluster: np.ndarray) -> tuple[float, float]:
 
 def summarise(frame: pd.DataFrame, kind: str) -> dict:
     """``share`` (coverage or rejection rate), ``mc_se``, ``results``, ``refused`` (share),
-    ``zero_width`` (count) of one method's results on one setting."""
+    ``zero_width`` (count) of one method's results on one setting; for power, ``nominal``
+    (the mean claimed power)."""
     out = outcomes(frame, kind)
+    nominal = float(frame["nominal"].mean()) if kind == "power" else np.nan
     share, se = cluster_share(out["hit"].to_numpy(), out["rep"].to_numpy())
     return {
         "share": share,
@@ -113,22 +117,31 @@ def summarise(frame: pd.DataFrame, kind: str) -> dict:
         "results": len(out),
         "refused": float(out["refused"].mean()) if len(out) else np.nan,
         "zero_width": int(out["zero_width"].sum()),
+        "nominal": nominal,
     }
 
 
-def verdict(kind: str, share: float, mc_se: float, zero_width: int = 0) -> str:
-    """``pass`` or ``fail`` against the standard, ``refused`` where nothing was given.
+def verdict(
+    kind: str, share: float, mc_se: float, zero_width: int = 0, nominal: float = np.nan
+) -> str:
+    """``pass`` or ``fail`` against the standard, ``refused`` where nothing was given; a
+    power passes when the achieved rejection rate is within Monte Carlo error of the
+    ``nominal`` one.
 
     >>> verdict("interval", 0.93, 0.006), verdict("interval", 0.93, 0.004)
     ('pass', 'fail')
     >>> verdict("test", 0.07, 0.004), verdict("interval", 0.95, 0.01, zero_width=1)
     ('fail', 'fail')
+    >>> verdict("power", 0.77, 0.02, nominal=0.8), verdict("power", 0.7, 0.02, nominal=0.8)
+    ('pass', 'fail')
     """
     if not np.isfinite(share):
         return "refused"
     se = mc_se if np.isfinite(mc_se) else 0.0
     if kind == "test":
         return "pass" if share - Z_MC * se <= MAX_REJECTION else "fail"
+    if kind == "power":
+        return "pass" if abs(share - nominal) <= Z_MC * se else "fail"
     return "pass" if share + Z_MC * se >= MIN_COVERAGE and not zero_width else "fail"
 
 
@@ -145,7 +158,9 @@ def measure(method: Method, setting: Setting, reps: int, seed: int) -> dict:
         "estimand": method.estimand,
         "setting": setting.label(),
         **row,
-        "verdict": verdict(method.kind, row["share"], row["mc_se"], row["zero_width"]),
+        "verdict": verdict(
+            method.kind, row["share"], row["mc_se"], row["zero_width"], row["nominal"]
+        ),
         "reps": reps,
         "seconds": time.perf_counter() - started,
     }
@@ -216,6 +231,7 @@ def _setting_seed(setting: Setting) -> int:
 def markdown_table(table: pd.DataFrame) -> str:
     """The grid as a Markdown table: method, setting, share with its MC SE, refused share,
     zero-width count and verdict."""
+    nominal = table["nominal"] if "nominal" in table else pd.Series(np.nan, index=table.index)
     shown = pd.DataFrame(
         {
             "method": table["method"],
@@ -223,8 +239,8 @@ def markdown_table(table: pd.DataFrame) -> str:
             "setting": table["setting"],
             "coverage / type-I": [
                 ("" if not np.isfinite(v) else f"{100 * v:.1f}%")
-                + (" (test)" if k == "test" else "")
-                for v, k in zip(table["share"], table["kind"], strict=True)
+                + {"test": " (type-I)", "power": f" (power; nominal {100 * n:.0f}%)"}.get(k, "")
+                for v, k, n in zip(table["share"], table["kind"], nominal, strict=True)
             ],
             "MC SE": table["mc_se"].map(lambda v: "" if not np.isfinite(v) else f"{100 * v:.1f}"),
             "refused": table["refused"].map(lambda v: f"{100 * v:.0f}%"),
@@ -235,6 +251,16 @@ def markdown_table(table: pd.DataFrame) -> str:
     return shown.to_markdown(index=False)
 
 
+def _worst(given: pd.DataFrame, kind: str):
+    """The row index of the worst result: the lowest coverage, the highest type-I error,
+    the power furthest from its nominal."""
+    if kind == "test":
+        return given["share"].idxmax()
+    if kind == "power":
+        return (given["share"] - given["nominal"]).abs().idxmax()
+    return given["share"].idxmin()
+
+
 def summary_table(table: pd.DataFrame) -> str:
     """Per method, quantity and estimand: settings measured, how many fail the standard,
     the worst coverage (or highest type-I error) with its MC SE and setting, and the
@@ -243,16 +269,12 @@ def summary_table(table: pd.DataFrame) -> str:
     keys = ["method", "kind", "quantity", "estimand"]
     for (method, kind, quantity, estimand), part in table.groupby(keys, sort=False):
         given = part.loc[part["share"].notna()]
-        worst = (
-            None
-            if given.empty
-            else given.loc[given["share"].idxmax() if kind == "test" else given["share"].idxmin()]
-        )
+        worst = None if given.empty else given.loc[_worst(given, kind)]
         rows.append(
             {
                 "method": method,
                 "quantity (estimand)": f"{quantity} ({estimand})"
-                + (", type-I error" if kind == "test" else ""),
+                + {"test": ", type-I error", "power": ", power"}.get(kind, ""),
                 "settings": len(part),
                 "failing": int((part["verdict"] == "fail").sum()),
                 "worst": ""
