@@ -17,11 +17,14 @@ Run: ``.venv/bin/python benchmarks/bench_calibration.py [--reps 400] [--boot 100
 from __future__ import annotations
 
 import argparse
+import os
 import sys
+import tempfile
 import time
 import warnings
 from dataclasses import replace
 from itertools import product
+from pathlib import Path
 
 import numpy as np
 import pandas as pd
@@ -133,14 +136,14 @@ def contrast(call, quantity, estimand=POPULATION, column=None):
 
 
 def _counts(cells: pd.DataFrame) -> pd.DataFrame:
-    counts = condition_scores(_public(cells))
+    counts = condition_scores(cells)
     counts["reasoning_level"] = counts["reasoning"].astype(str).map(reasoning_level)
     return counts
 
 
 def _unpaired(metric):
     def call(cells, d):
-        out = unpaired_reasoning(_counts(cells.assign(rep=0, j=0)))
+        out = unpaired_reasoning(_counts(cells))
         out = out.loc[out["metric"] == metric]
         return out.assign(contrast=out["model"].astype(str) + ":")
 
@@ -819,8 +822,8 @@ def main(argv=None) -> None:
     if args.boot:
         globals()["N_BOOT"] = args.boot
     started = time.perf_counter()
-    partial = ROWS.with_suffix(".partial.csv")
-    partial.unlink(missing_ok=True)
+    partial = Path(tempfile.gettempdir()) / f"calibration-{os.getpid()}.partial.csv"
+    print(f"rows so far: {partial}", flush=True)
 
     def progress(rows: list[dict]) -> None:
         frame = pd.DataFrame(rows)
