@@ -564,6 +564,7 @@ REGISTRY: tuple[Method, ...] = (
         POPULATION,
         contrast(_flip_tests, "modal_accuracy"),
         MODAL[::16],
+        note="flips() pairs by scenario, one call per pair: 3 settings of the grid",
     ),
     Method(
         "flips + flip_test",
@@ -735,6 +736,7 @@ CONTROLS: tuple[Method, ...] = (
         POPULATION,
         clopper_pearson,
         (Setting(conditions=1, icc=0.0, scenarios=50, rate=0.3),),
+        note="the harness's check: it must pass",
     ),
     Method(
         "control: 68% Wald interval called 95%",
@@ -743,6 +745,7 @@ CONTROLS: tuple[Method, ...] = (
         POPULATION,
         too_narrow,
         (Setting(conditions=1, icc=0.0, scenarios=50, rate=0.3),),
+        note="the harness's check: it must fail",
     ),
 )
 
@@ -766,13 +769,15 @@ def render(table: pd.DataFrame) -> str:
     """The page's text below its first line: the standard, the summary per method and the
     full grid (the docs include it; the tests hold it to the CSV rows)."""
     failing = int((table["verdict"] == "fail").sum())
+    noted = {m.name: m.note for m in (*REGISTRY, *CONTROLS) if m.note}
+    notes = "; ".join(f"`{name}`: {note}" for name, note in noted.items()) + "."
     return (
         f"{len(table)} rows (method x setting), {failing} failing the standard. A setting reads "
         "S scenarios, m trials per cell, icc the latent intraclass correlation, rate the true "
         "value, J conditions, pair_corr the latent correlation of paired cells, b the pattern "
         "effect. Coverage (or type-I error) in %, MC SE in points, refused the share of NaN "
         "results, zero-width the intervals of no width.\n\n"
-        "### Summary\n\n" + summary_table(table) + "\n\n"
+        "### Summary\n\n" + summary_table(table) + "\n\n" + notes + "\n\n"
         "### Full grid\n\n" + markdown_table(table) + "\n"
     )
 

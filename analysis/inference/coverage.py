@@ -253,12 +253,17 @@ def markdown_table(table: pd.DataFrame) -> str:
 
 def _worst(given: pd.DataFrame, kind: str):
     """The row index of the worst result: the lowest coverage, the highest type-I error,
-    the power furthest from its nominal."""
+    the power furthest from its nominal in Monte Carlo errors."""
     if kind == "test":
         return given["share"].idxmax()
     if kind == "power":
-        return (given["share"] - given["nominal"]).abs().idxmax()
+        return ((given["share"] - given["nominal"]).abs() / given["mc_se"]).idxmax()
     return given["share"].idxmin()
+
+
+def _shown(row: pd.Series, kind: str) -> str:
+    text = f"{100 * row['share']:.1f}% ({100 * row['mc_se']:.1f})"
+    return text + (f", nominal {100 * row['nominal']:.0f}%" if kind == "power" else "")
 
 
 def summary_table(table: pd.DataFrame) -> str:
@@ -277,9 +282,7 @@ def summary_table(table: pd.DataFrame) -> str:
                 + {"test": ", type-I error", "power": ", power"}.get(kind, ""),
                 "settings": len(part),
                 "failing": int((part["verdict"] == "fail").sum()),
-                "worst": ""
-                if worst is None
-                else f"{100 * worst['share']:.1f}% ({100 * worst['mc_se']:.1f})",
+                "worst": "" if worst is None else _shown(worst, kind),
                 "at": "" if worst is None else worst["setting"],
                 "most refused": f"{100 * part['refused'].max():.0f}%",
             }
