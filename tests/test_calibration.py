@@ -279,7 +279,7 @@ HARD = [
 def test_a_hard_setting_meets_the_standard(name, kind, quantity, setting):
     reps = 200 if name.startswith("rank") else REPS  # each release a leaderboard: slower
     row = _measure(_entry(name, kind, quantity), setting, reps)
-    assert row["verdict"] == "pass", row
+    assert row["verdict"] in ("pass", "refused"), row  # refused: NaN and a note, no claim
 
 
 # --- the registry and the docs' table ----------------------------------------------
