@@ -1,5 +1,8 @@
-"""A calibration oracle: releases drawn from a model with known truth, and the coverage (or
-type-I error) of any interval, test or set measured on them, with its Monte Carlo error.
+"""The calibration oracle's model: many releases of one design drawn at once (arrays of
+releases x conditions x scenarios) from a model with known truth, as scored cells. Where
+:mod:`analysis.inference.simulate` draws one release-shaped release (trials, patterns of the
+corpus), this one is set by a few numbers (:class:`Setting`) so that a grid can span
+designs, and states each quantity's truth under both estimands.
 
 The model. Scenario ``s`` of a release of S scenarios has a fixed design: a required gate
 (``allowed`` on every other pair of scenarios, so about half are proceed scenarios) and a
