@@ -38,7 +38,7 @@ extensions = [
     "sphinx.ext.intersphinx",
 ]
 source_suffix = {".md": "myst-nb", ".rst": "restructuredtext"}
-exclude_patterns = ["_build"]
+exclude_patterns = ["_build", "_generated"]  # pages included by others
 myst_heading_anchors = 3
 
 # The starter notebook, committed without outputs, shown executed on one page: the line

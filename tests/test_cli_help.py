@@ -42,6 +42,10 @@ ENTRY_POINTS = {
         [sys.executable, "benchmarks/bench_coverage.py", "--help"],
         "bench_coverage.py",
     ),
+    "benchmarks/bench_calibration.py": (
+        [sys.executable, "benchmarks/bench_calibration.py", "--help"],
+        "bench_calibration.py",
+    ),
 }
 
 

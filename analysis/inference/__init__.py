@@ -24,6 +24,8 @@ scenarios (named in ``method``); never a zero-width interval.
 - :mod:`.ranks`: leaderboard rank uncertainty (rank sets from pairwise max-|t| intervals)
 - :mod:`.difficulty`: pattern odds ratios with scenario random effects
 - :mod:`.simulate`: a generator with known truth, for validation
+- :mod:`.calibration`: releases drawn with known truth over a grid of designs (the oracle's model)
+- :mod:`.coverage`: coverage and type-I error of any method on them, held to the standard
 
 May import: :mod:`analysis.corpus`, :mod:`analysis.trials`, :mod:`analysis.scoring`.
 """
