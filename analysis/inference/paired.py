@@ -18,8 +18,8 @@ from analysis.inference._arrays import (
     pair_rows,
     ratio,
 )
-from analysis.inference.two_proportions import SCORE_METHOD, SCORE_TEST, score_difference
 from analysis.inference.detectable import mcnemar_mdd, t_effect
+from analysis.inference.two_proportions import SCORE_METHOD, SCORE_TEST, score_difference
 from analysis.scoring.leaderboard import floor_and_high, reasoning_level
 from analysis.scoring.metrics import reasoning_contrasts
 
