@@ -424,7 +424,7 @@ REGISTRY: tuple[Method, ...] = (
         "interval",
         MEAN,
         POPULATION,
-        per_condition(lambda c, d: rates(c, by="condition", ci="cluster", n_boot=N_BOOT), MEAN),
+        per_condition(lambda c, d: rates(c, by="condition", ci="cluster"), MEAN),
         RATES,
         fast=RATES_FAST,
     ),
@@ -443,7 +443,7 @@ REGISTRY: tuple[Method, ...] = (
         "over_refusal",
         POPULATION,
         per_condition(
-            lambda c, d: rates(c, by="condition", metric="over_refusal", n_boot=N_BOOT),
+            lambda c, d: rates(c, by="condition", metric="over_refusal"),
             "over_refusal",
         ),
         REFUSALS,

@@ -231,22 +231,14 @@ HARD = [
         "interval",
         "mean_trial_accuracy",
         Setting(conditions=1, scenarios=10, icc=0.3, rate=0.85),
-        id="rates cluster bootstrap, 10 scenarios",
-        marks=pytest.mark.xfail(
-            strict=True,
-            reason="the percentile scenario bootstrap under-covers on 10 scenarios (issue 39)",
-        ),
+        id="rates cluster interval, 10 scenarios",
     ),
     pytest.param(
         "rates(ci='cluster')",
         "interval",
         "mean_trial_accuracy",
         Setting(conditions=1, scenarios=5, icc=0.3, rate=0.97),
-        id="rates cluster bootstrap, 5 scenarios",
-        marks=pytest.mark.xfail(
-            strict=True,
-            reason="on 5 scenarios rates gives zero-width intervals, not NaN and a note (issue 39)",
-        ),
+        id="rates cluster interval, 5 scenarios (refused: NaN and a note)",
     ),
     pytest.param(
         "rank_uncertainty_from_counts (simultaneous)",
@@ -254,11 +246,6 @@ HARD = [
         "ranks",
         Setting(conditions=15, scenarios=106, icc=0.75, rate=0.55, difference=0.01),
         id="simultaneous rank sets from counts, 15 conditions, icc 0.75",
-        marks=pytest.mark.xfail(
-            strict=True,
-            reason="sets from counts redraw trials as independent, ignoring their clustering "
-            "in scenarios (issue 39)",
-        ),
     ),
     pytest.param(
         "unpaired_reasoning",

@@ -164,6 +164,33 @@ def _removes_new_comparisons(argv: list[str], _: Placeholders) -> None:
     shutil.rmtree(written)
 
 
+def _is_python_gate(argv: list[str]) -> bool:
+    return Path(argv[0]).name == "steerbench-run" and any(
+        argv[i] == "--gate" and ":" in argv[i + 1] for i in range(len(argv) - 1)
+    )
+
+
+def _python_gate(argv: list[str], p: Placeholders) -> list[str]:
+    """The page's gate (its Python block defining ``decide``) saved as tmp/mygate.py, named
+    by its path; ``--out ...`` a folder under tmp."""
+    gate = p.tmp / "mygate.py"
+    if not gate.exists():
+        page = next(
+            b
+            for b in doc_blocks.blocks("docs/running.md")
+            if b.language in PYTHON and "def decide(" in b.text
+        )
+        gate.write_text(page.text, encoding="utf-8")
+    out = []
+    for i, token in enumerate(argv):
+        if i and argv[i - 1] == "--gate":
+            token = f"{gate}:{token.rsplit(':', 1)[1]}"
+        elif i and argv[i - 1] == "--out" and token == "...":
+            token = f"{p.tmp}/runs/local/gate"
+        out.append(token)
+    return out
+
+
 #: Commands that run otherwise than as written; the first rule matching a command applies.
 #: Any other command runs as written, its placeholders replaced.
 RULES = [
@@ -210,6 +237,13 @@ RULES = [
         slow=True,
         check=_logs_load_as_runs,
         needs="inspect_ai",
+    ),
+    Rule(
+        "steerbench-run --gate MODULE:FUNCTION",
+        _is_python_gate,
+        "the page's gate is saved under tmp (as mygate.py, which the page saves in the "
+        "project folder) and named by its path; `--out ...` is a folder under tmp",
+        rewrite=_python_gate,
     ),
     Rule(
         "papermill",

@@ -182,11 +182,11 @@ def simultaneous_rank_sets(
 
 
 def _shown(share: float, n_boot: int) -> str:
-    """P(first) for a reader: three decimals, two significant digits below 0.001 (never a
-    0 that is not one), "< 1/B" where no resample ranked it first."""
+    """P(first) for a reader: three decimals; "< 0.001" below that (never a 0 that is not
+    one), "< 1/B" where no resample ranked it first."""
     if share <= 0:
         return f"< 1/{n_boot}"
-    return f"{share:.3f}" if share >= 0.001 else f"{share:.2g}"
+    return f"{share:.3f}" if share >= 0.001 else "< 0.001"
 
 
 def _summarise(labels, estimate, replicates, method, clustering, n_clusters, source, n_resampled):

@@ -32,7 +32,9 @@ def require_counts(conditions: pd.DataFrame, argument: str, columns=RANKED_COUNT
     and what it lacks (counts come from ``load_conditions`` or ``condition_scores``)."""
     if not isinstance(conditions, pd.DataFrame):
         raise TypeError(f"{argument}: a DataFrame of condition counts, not {type(conditions)}")
-    missing = [c for c in ("condition", *columns) if c not in conditions.columns]
+    missing = [c for c in columns if c not in conditions.columns]
+    if "condition" not in conditions.columns and "label" not in conditions.columns:
+        missing.insert(0, "condition")
     if missing:
         raise ValueError(
             f"{argument}: not condition counts (no column {', '.join(missing)}); pass "
@@ -48,6 +50,8 @@ def require_counts(conditions: pd.DataFrame, argument: str, columns=RANKED_COUNT
 def condition_names(conditions: pd.DataFrame) -> pd.Series:
     """Each condition's name: its ``label`` where it has one (published conditions), else
     its ``condition`` (conditions scored from per-trial verdicts)."""
+    if "condition" not in conditions.columns:
+        return conditions["label"].astype(str)
     names = conditions["condition"].astype(object)
     if "label" in conditions.columns:
         names = conditions["label"].astype(object).where(conditions["label"].notna(), names)
