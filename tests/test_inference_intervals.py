@@ -354,3 +354,35 @@ def test_the_correlation_a_holm_survivor_needs_puts_the_paired_test_on_its_thres
     p = 2 * stats.norm.sf((14 / 50) / np.sqrt(variance))
     assert p == pytest.approx(0.05 / 2)  # first of two: Holm's step alpha / 2
     assert rho[0] < rho[1]  # the smaller difference needs more correlation
+
+
+def test_rank_sets_of_the_leading_conditions_only_keep_their_marginal_sets():
+    """With ``leading``, the leading conditions' marginal sets are the all-pairs ones (the
+    same pairs), their simultaneous sets lie within the all-pairs ones (a smaller family),
+    and every other condition has none."""
+    rng = np.random.default_rng(3)
+    estimate = np.linspace(0.9, 0.6, 12)
+    replicates = estimate + 0.02 * rng.standard_normal((2000, 12))
+    full = inf.simultaneous_rank_sets(estimate, replicates)
+    part = inf.simultaneous_rank_sets(estimate, replicates, leading=4)
+    assert part["low"][:4].tolist() == full["low"][:4].tolist()
+    assert part["high"][:4].tolist() == full["high"][:4].tolist()
+    assert (part["low_joint"][:4] >= full["low_joint"][:4]).all()
+    assert (part["high_joint"][:4] <= full["high_joint"][:4]).all()
+    assert np.isnan(part["low"][4:]).all() and np.isnan(part["high_joint"][4:]).all()
+
+
+def test_a_large_leaderboard_gives_rank_sets_to_its_leading_conditions_and_says_so():
+    conditions = pd.DataFrame(
+        {
+            "label": [f"c{i:03d}" for i in range(70)],
+            "n_trials_correct": np.linspace(500, 300, 70).astype(int),
+            "n_trials": 530,
+        }
+    )
+    out = inf.rank_uncertainty_from_counts(conditions, n_boot=400, label="label")
+    has_set = out["rank_low"].notna()
+    assert has_set.sum() == 30 and out.loc[has_set, "rank"].max() == 30
+    assert out.loc[~has_set, "note"].str.startswith("no rank set: outside the leading 30").all()
+    every = inf.rank_uncertainty_from_counts(conditions, n_boot=400, label="label", leading=None)
+    assert every["rank_low"].notna().all() and "note" not in every

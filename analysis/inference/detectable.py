@@ -30,6 +30,8 @@ underflows.
 
 from __future__ import annotations
 
+import functools
+
 import numpy as np
 import pandas as pd
 from scipy import stats
@@ -154,6 +156,9 @@ def t_effect(n_scenarios, alpha: float = ALPHA, power: float = POWER) -> np.ndar
     alpha = _check("alpha", alpha, 0, 1)
     power = _check("power", power, 0, 1)
     flat = n.reshape(-1).astype("float64")
+    if flat.size == 1:  # one root: Brent's method takes a tenth of the bisection's steps
+        effect = np.full(n.shape, _t_effect_one(int(flat[0]), alpha, power))
+        return float(effect) if effect.ndim == 0 else effect
 
     def gap(effect: np.ndarray) -> np.ndarray:
         return t_power(effect, flat, alpha) - power
@@ -165,14 +170,27 @@ def t_effect(n_scenarios, alpha: float = ALPHA, power: float = POWER) -> np.ndar
     high = 1.25 * np.maximum(low, 1e-3)
     while np.any(short := gap(high) < 0):
         high = np.where(short, 1.5 * high, high)
-    if flat.size == 1:  # one root: Brent's method takes a tenth of the bisection's steps
-        from scipy.optimize import brentq
-
-        root = brentq(lambda e: gap(np.array([e]))[0], low[0], high[0], xtol=1e-14, rtol=1e-14)
-        effect = np.full(n.shape, root)
-    else:
-        effect = _bisect(gap, low, high).reshape(n.shape)
+    effect = _bisect(gap, low, high).reshape(n.shape)
     return float(effect) if effect.ndim == 0 else effect
+
+
+@functools.lru_cache(maxsize=4096)
+def _t_effect_one(n_scenarios: int, alpha: float, power: float) -> float:
+    """:func:`t_effect` at one size, by Brent's method; remembered, as every contrast of a
+    release shares its number of scenarios."""
+    from scipy.optimize import brentq
+
+    flat = np.array([float(n_scenarios)])
+
+    def gap(effect: float) -> float:
+        return float(t_power(np.array([effect]), flat, alpha)[0]) - power
+
+    low = float((stats.norm.isf(alpha / 2) + stats.norm.ppf(power)) / np.sqrt(flat[0]))
+    low = low if gap(low) < 0 else 0.0
+    high = 1.25 * max(low, 1e-3)
+    while gap(high) < 0:
+        high *= 1.5
+    return float(brentq(gap, low, high, xtol=1e-14, rtol=1e-14))
 
 
 def mcnemar_mdd(n_scenarios, discordance: float, alpha: float = ALPHA, power: float = POWER):

@@ -371,17 +371,14 @@ def unpaired_reasoning(conditions: pd.DataFrame) -> pd.DataFrame:
     [[0.004, 0.0643, 0.3288], [1.0, -0.1572, 0.1572]]
     """
     contrasts = reasoning_contrasts(conditions)
-    rows = []
+    rows, counts = [], []
     for r in contrasts.itertuples(index=False):
         for metric, k, n in (
             ("mean_trial_accuracy", "n_trials_correct", "n_trials"),
             ("over_refusal", "n_over_refusals", "n_proceed_opportunities"),
         ):
-            k1, n1 = getattr(r, f"{k}_high"), getattr(r, f"{n}_high")
-            k0, n0 = getattr(r, f"{k}_floor"), getattr(r, f"{n}_floor")
-            p = low = high = np.nan
-            if min(n1, n0) > 0:
-                p, low, high = (float(v) for v in score_difference(k1, n1, k0, n0))
+            counts.append([getattr(r, f"{k}_high"), getattr(r, f"{n}_high")])
+            counts[-1] += [getattr(r, f"{k}_floor"), getattr(r, f"{n}_floor")]
             rows.append(
                 {
                     "source": "published",
@@ -389,9 +386,9 @@ def unpaired_reasoning(conditions: pd.DataFrame) -> pd.DataFrame:
                     "model": r.model,
                     "metric": metric,
                     "estimate": getattr(r, f"{metric}_diff"),
-                    "ci_low": low,
-                    "ci_high": high,
-                    "p": p,
+                    "ci_low": np.nan,
+                    "ci_high": np.nan,
+                    "p": np.nan,
                     "test": SCORE_TEST,
                     "method": UNPAIRED_METHOD,
                     "n_clusters": np.nan,
@@ -399,6 +396,12 @@ def unpaired_reasoning(conditions: pd.DataFrame) -> pd.DataFrame:
                     "pairing": "unpaired: published aggregate counts only",
                 }
             )
+    counts = np.asarray(counts, dtype="float64").reshape(-1, 4)
+    tested = np.flatnonzero((counts[:, 1] > 0) & (counts[:, 3] > 0))
+    if len(tested):  # every contrast in one vectorised call
+        p, low, high = (np.atleast_1d(v) for v in score_difference(*counts[tested].T))
+        for i, at in enumerate(tested):
+            rows[at].update(p=float(p[i]), ci_low=float(low[i]), ci_high=float(high[i]))
     return _frame(rows)
 
 

@@ -46,6 +46,10 @@ INFLATED = (
     "deviations inflated by each condition's design effect ({what}); more clustering than "
     "that would widen the sets"
 )
+#: Up to this many conditions every condition gets rank sets (all pairs); above it, by
+#: default, the :data:`LEADING` conditions of highest estimate do.
+ALL_PAIRS_UP_TO = 60
+LEADING = 30
 #: Elements of one (replicates x conditions x conditions) block of |t| values.
 _BLOCK = 4_000_000
 
@@ -68,6 +72,7 @@ def simultaneous_rank_sets(
     replicates: np.ndarray,
     level: float = 0.95,
     n_clusters: int | None = None,
+    leading: int | None = None,
 ) -> dict[str, np.ndarray | float]:
     """Marginal and simultaneous rank sets from bootstrap replicates of each condition's
     estimate (higher is better), by which pairwise differences their studentised
@@ -83,11 +88,18 @@ def simultaneous_rank_sets(
     n_clusters : int, optional
         Resampled clusters: bootstrap standard errors are multiplied by sqrt(n / (n - 1)),
         the bootstrap's small-sample shortfall.
+    leading : int, optional
+        Give sets to the ``leading`` conditions of highest estimate only, from the pairs
+        that involve one of them (each of their sets then compares it with every
+        condition; the simultaneous sets hold for those conditions together), so the work
+        grows with ``leading`` times the conditions, not their square. The others get no
+        set (NaN). Default: every condition.
 
     Returns
     -------
     dict
-        ``low, high`` (marginal), ``low_joint, high_joint`` (simultaneous) integer arrays,
+        ``low, high`` (marginal), ``low_joint, high_joint`` (simultaneous) integer arrays
+        (float, NaN outside the ``leading`` conditions when they are not all),
         ``t_critical_joint`` and ``t_critical`` (per condition): the first step's critical
         values (NaN with a single condition).
 
@@ -113,10 +125,16 @@ def simultaneous_rank_sets(
         raise ValueError(f"level must lie in (0, 1), got {level!r}")
     n = len(estimate)
     known = np.isfinite(estimate)
+    rows = np.arange(n)
+    if leading is not None and 0 < leading < n:
+        order = np.argsort(-np.nan_to_num(estimate, nan=-np.inf), kind="stable")
+        rows = np.sort(order[:leading])
     deviation = np.where(np.isfinite(replicates), replicates - np.nan_to_num(estimate), 0.0)
     deviation[:, ~known] = 0.0
-    cov = np.atleast_2d(np.cov(deviation, rowvar=False))
-    variance = np.diag(cov)[:, None] + np.diag(cov)[None, :] - 2 * cov
+    centred = deviation - deviation.mean(axis=0)
+    var = (centred**2).sum(axis=0) / max(len(centred) - 1, 1)
+    cov = centred[:, rows].T @ centred / max(len(centred) - 1, 1)  # (rows, conditions)
+    variance = var[rows][:, None] + var[None, :] - 2 * cov
     se = np.sqrt(np.clip(variance, 0.0, None))
     spread = se > 0
     safe = np.where(spread, se, 1.0)
@@ -124,22 +142,25 @@ def simultaneous_rank_sets(
         inflate = np.sqrt(n_clusters / (n_clusters - 1))
     else:
         inflate = 1.0
-    gap = np.nan_to_num(estimate)[:, None] - np.nan_to_num(estimate)[None, :]
-    pairs = known[:, None] & known[None, :] & ~np.eye(n, dtype=bool)
+    value = np.nan_to_num(estimate)
+    gap = value[rows][:, None] - value[None, :]
+    pairs = known[rows][:, None] & known[None, :] & (rows[:, None] != np.arange(n)[None, :])
     with np.errstate(divide="ignore", invalid="ignore"):
         z = np.where(spread, gap / (safe * inflate), np.sign(gap) * np.inf)
-    z = np.where(pairs, z, 0.0)  # z[i, j] > c: i is above j
-    step = max(1, _BLOCK // max(n * n, 1))
+    z = np.where(pairs, z, 0.0)  # z[r, j] > c: condition rows[r] is above j
+    step = max(1, _BLOCK // max(len(rows) * n, 1))
 
     def largest(active: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """Per replicate, the largest bootstrap |t| over the ``active`` pairs, overall and
         per row (blocks of replicates, each vectorised)."""
-        overall, per_row = np.zeros(len(deviation)), np.zeros((len(deviation), n))
+        overall = np.zeros(len(deviation))
+        per_row = np.zeros((len(deviation), len(rows)))
+        mask = active & spread
         for start in range(0, len(deviation), step):
             d = deviation[start : start + step]
-            t = np.where(active & spread, np.abs(d[:, :, None] - d[:, None, :]) / safe, 0.0)
+            t = np.where(mask, np.abs(d[:, rows, None] - d[:, None, :]) / safe, 0.0)
             per_row[start : start + step] = t.max(axis=2)
-            overall[start : start + step] = t.max(axis=(1, 2))
+            overall[start : start + step] = per_row[start : start + step].max(axis=1)
         return overall, per_row
 
     # Step-down (Romano and Wolf): critical values from the pairs not yet separated, until
@@ -161,12 +182,16 @@ def simultaneous_rank_sets(
         if not newly.any():
             break
         active &= ~newly
-    marginal = pairs & ~active  # row i: the pairs of i's own family separated
+    marginal = pairs & ~active  # row r: the pairs of its own family separated
 
     def bounds(separated: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-        above_i = (separated & (z < 0)).sum(axis=1)  # j separated above i
+        above_i = (separated & (z < 0)).sum(axis=1)  # j separated above rows[r]
         below_i = (separated & (z > 0)).sum(axis=1)
-        return 1 + above_i, n - below_i
+        if len(rows) == n:
+            return 1 + above_i, n - below_i
+        low, high = np.full(n, np.nan), np.full(n, np.nan)
+        low[rows], high[rows] = 1 + above_i, n - below_i
+        return low, high
 
     low_joint, high_joint = bounds(joint)
     low, high = bounds(marginal)
@@ -176,9 +201,15 @@ def simultaneous_rank_sets(
         "high": high,
         "low_joint": low_joint,
         "high_joint": high_joint,
-        "t_critical": nan if first is None else first,
+        "t_critical": nan if first is None else _spread(first, rows, n),
         "t_critical_joint": np.nan if first_joint is None else first_joint,
     }
+
+
+def _spread(values: np.ndarray, rows: np.ndarray, n: int) -> np.ndarray:
+    out = np.full(n, np.nan)
+    out[rows] = values
+    return out
 
 
 def _shown(share: float, n_boot: int) -> str:
@@ -189,21 +220,34 @@ def _shown(share: float, n_boot: int) -> str:
     return f"{share:.3f}" if share >= 0.001 else "< 0.001"
 
 
-def _summarise(labels, estimate, replicates, method, clustering, n_clusters, source, n_resampled):
+def _leading(leading: int | str | None, n: int) -> int | None:
+    """The conditions given rank sets: every one up to :data:`ALL_PAIRS_UP_TO` ("auto"),
+    else the :data:`LEADING`; an int, those; None, every one."""
+    if leading == "auto":
+        return None if n <= ALL_PAIRS_UP_TO else LEADING
+    if leading is not None and (not isinstance(leading, int) or leading < 1):
+        raise ValueError(f"leading must be a positive int, None or 'auto', got {leading!r}")
+    return None if leading is None or leading >= n else leading
+
+
+def _summarise(
+    labels, estimate, replicates, method, clustering, n_clusters, source, n_resampled, leading
+):
     observed = pd.Series(np.nan_to_num(estimate, nan=-1.0)).rank(ascending=False, method="min")
-    sets = simultaneous_rank_sets(estimate, replicates, n_clusters=n_resampled)
+    leading = _leading(leading, len(estimate))
+    sets = simultaneous_rank_sets(estimate, replicates, n_clusters=n_resampled, leading=leading)
     shares = first_place_shares(replicates)
     n_boot = len(replicates)
-    return pd.DataFrame(
+    frame = pd.DataFrame(
         {
             "source": source,
             "condition": labels,
             "estimate": estimate,
             "rank": observed.astype(int).to_numpy(),
-            "rank_low": sets["low"],
-            "rank_high": sets["high"],
-            "rank_low_joint": sets["low_joint"],
-            "rank_high_joint": sets["high_joint"],
+            "rank_low": pd.array(sets["low"], dtype="Int64"),
+            "rank_high": pd.array(sets["high"], dtype="Int64"),
+            "rank_low_joint": pd.array(sets["low_joint"], dtype="Int64"),
+            "rank_high_joint": pd.array(sets["high_joint"], dtype="Int64"),
             "t_critical_joint": sets["t_critical_joint"],
             "p_first": np.where(shares > 0, shares, np.nan),
             "p_first_shown": [_shown(s, n_boot) for s in shares],
@@ -211,16 +255,32 @@ def _summarise(labels, estimate, replicates, method, clustering, n_clusters, sou
             "clustering": clustering,
             "n_clusters": n_clusters,
         }
-    ).sort_values(["rank", "condition"], ignore_index=True)
+    )
+    if leading is not None:
+        frame["note"] = np.where(
+            frame["rank_low"].isna(),
+            f"no rank set: outside the leading {leading} of {len(frame)} conditions "
+            "(leading=None gives every condition one)",
+            f"rank sets of the leading {leading} of {len(frame)} conditions, from the pairs "
+            "involving one of them",
+        )
+    return frame.sort_values(["rank", "condition"], ignore_index=True)
 
 
-def rank_uncertainty(cells: pd.DataFrame, n_boot: int = N_BOOT, seed: int = SEED) -> pd.DataFrame:
+def rank_uncertainty(
+    cells: pd.DataFrame,
+    n_boot: int = N_BOOT,
+    seed: int = SEED,
+    leading: int | str | None = "auto",
+) -> pd.DataFrame:
     """Rank by mean-trial accuracy within each source, with marginal and simultaneous 95%
     rank sets (:func:`simultaneous_rank_sets`) and the probability of ranking first (ties
     shared; ``p_first`` NaN and ``p_first_shown`` "< 1/B" where no resample ranks it first),
     scenarios resampled (shared by all conditions, so the comparison stays paired). Ties
     share the best rank. A source of fewer than ``MIN_CLUSTERS`` scenarios gets no rank sets
-    and no P(first) (``note`` says why).
+    and no P(first) (``note`` says why). Above :data:`ALL_PAIRS_UP_TO` conditions only the
+    ``leading`` (default :data:`LEADING`) get rank sets, from the pairs involving one of them
+    (``note`` says so; ``leading=None``: every condition, work growing with their square).
 
     Examples
     --------
@@ -248,6 +308,7 @@ def rank_uncertainty(cells: pd.DataFrame, n_boot: int = N_BOOT, seed: int = SEED
             clusters,
             source,
             n_scenarios,
+            leading,
         )
         if n_scenarios < MIN_CLUSTERS:
             sets = ["rank_low", "rank_high", "rank_low_joint", "rank_high_joint"]
@@ -267,6 +328,7 @@ def rank_uncertainty_from_counts(
     label: str = "label",
     design_effect: np.ndarray | float | None = None,
     design_effect_source: str = "given",
+    leading: int | str | None = "auto",
 ) -> pd.DataFrame:
     """Rank uncertainty from per-condition counts only (``n_trials_correct / n_trials``).
 
@@ -286,6 +348,8 @@ def rank_uncertainty_from_counts(
         :func:`analysis.inference.design_bound.design_effect_bound`'s ``design_effect_min``.
     design_effect_source : str
         What the design effects are, for ``clustering``.
+    leading : int, None or "auto"
+        The conditions given rank sets, as in :func:`rank_uncertainty`.
 
     Examples
     --------
@@ -320,4 +384,5 @@ def rank_uncertainty_from_counts(
         np.nan,
         source,
         None,
+        leading,
     )

@@ -64,6 +64,10 @@ def published_rank_numbers(ranks: pd.DataFrame) -> pd.DataFrame:
                 digits=len(str(n_boot)) + 1,  # 1/B and every share of it stay above 0
                 notes={"reads": row.p_first_shown, "bound": "upper"} if bound else None,
             ),
+        ]
+        if pd.isna(row.rank_low):  # outside the leading conditions given rank sets
+            continue
+        rows += [
             value_number(
                 f"{base}.rank_low",
                 int(row.rank_low),
@@ -109,7 +113,10 @@ def rank_figure(ranks: pd.DataFrame, title: str) -> plt.Figure:
     """Each condition's rank with its marginal 95% rank set (thick) and, where
     ``ranks`` has them, its simultaneous 95% rank set (thin), best at the top (beyond
     ``analysis.paper.figures.FIGURE_ROWS`` conditions, the best and the worst)."""
-    shown, note = first_and_last(ranks.sort_values("rank", kind="stable"))
+    with_sets = ranks[ranks["rank_low"].notna()]
+    shown, note = first_and_last(with_sets.sort_values("rank", kind="stable"))
+    if len(with_sets) < len(ranks):
+        note = f"the leading {len(with_sets)} of {len(ranks)} conditions (with rank sets)"
     order = shown.iloc[::-1].reset_index(drop=True)
     fig, ax = plt.subplots(figsize=(7, 0.22 * len(order) + 1.5))
     if "rank_low_joint" in order:
