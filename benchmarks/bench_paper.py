@@ -20,11 +20,13 @@ Run from the project root: ``.venv/bin/python benchmarks/bench_paper.py``. It me
 Wall and CPU seconds (children included) for each, in ``--rounds`` rounds (default 3) that
 each time everything one after another, so that each ratio compares runs made side by side;
 the median of each ratio over the rounds comes last (on a shared machine a single run can
-be 30% off). ``--skip-large`` leaves out the generated releases.
+be 30% off). Beside each build, its peak resident memory: the largest sum over the build's
+processes alive at once, sampled every 0.2 s. ``--skip-large`` leaves out the generated releases.
 """
 
 from __future__ import annotations
 
+import contextlib
 import os
 import random
 import resource
@@ -71,21 +73,50 @@ def timed(
     command: list[str], env: dict | None = None, show: bool = False, cwd: Path | None = None
 ) -> tuple[float, float]:
     """(wall, CPU) seconds of ``command`` run from ``cwd`` (default the project root),
-    children included; ``show`` prints its per-notebook lines."""
+    children included; ``show`` prints its per-notebook lines. The peak resident memory of
+    its process tree (summed over the processes alive at once, sampled every 0.2 s) is
+    kept in :data:`PEAK_RSS`."""
     cpu, started = _cpu(), time.perf_counter()
-    done = subprocess.run(
-        command,
-        cwd=cwd or paths.PROJECT_ROOT,
-        env=env,
-        capture_output=True,
-        text=True,
-        check=False,
-    )
-    if done.returncode != 0:
-        sys.exit(f"error: {' '.join(command)} failed:\n{done.stdout}{done.stderr}")
+    with tempfile.TemporaryFile("w+") as out, tempfile.TemporaryFile("w+") as err:
+        process = subprocess.Popen(
+            command, cwd=cwd or paths.PROJECT_ROOT, env=env, stdout=out, stderr=err, text=True
+        )
+        peak = 0
+        while process.poll() is None:
+            peak = max(peak, _tree_rss(process.pid))
+            time.sleep(0.2)
+        PEAK_RSS[0] = peak
+        out.seek(0), err.seek(0)
+        stdout, stderr = out.read(), err.read()
+    if process.returncode != 0:
+        sys.exit(f"error: {' '.join(command)} failed:\n{stdout}{stderr}")
     if show:
-        print("".join(f"  {line}\n" for line in done.stdout.splitlines() if line.startswith("  ")))
+        print("".join(f"  {line}\n" for line in stdout.splitlines() if line.startswith("  ")))
     return time.perf_counter() - started, _cpu() - cpu
+
+
+#: The peak resident memory (bytes) of the last :func:`timed` command's process tree.
+PEAK_RSS = [0]
+
+
+def _tree_rss(pid: int) -> int:
+    """Resident bytes of ``pid`` and its descendants now (0 once it has gone)."""
+    import psutil  # a dependency of the Jupyter kernel the build runs
+
+    try:
+        root = psutil.Process(pid)
+        processes = [root, *root.children(recursive=True)]
+    except psutil.NoSuchProcess:
+        return 0
+    total = 0
+    for process in processes:
+        with contextlib.suppress(psutil.NoSuchProcess):
+            total += process.memory_info().rss
+    return total
+
+
+def _gb(size: int) -> str:
+    return f"{size / 2**30:.2f} GB"
 
 
 def trivial_floor(count: int) -> tuple[float, float]:
@@ -207,6 +238,7 @@ def main(skip_large: bool = False, n_conditions: int = 224, rounds: int = 3) -> 
             floor_wall, floor_cpu = trivial_floor(count)
             shutil.rmtree(paths.PAPER_DIR, ignore_errors=True)
             full_wall, full_cpu = timed(["make", "paper"], show=round_ == 1)
+            full_peak = PEAK_RSS[0]
             noop_wall, _ = timed(["make", "paper"])
             floor_ratios.append(full_wall / floor_wall)
             noops.append(noop_wall)
@@ -214,7 +246,7 @@ def main(skip_large: bool = False, n_conditions: int = 224, rounds: int = 3) -> 
                 f"  {count} trivial notebooks, one after another: {floor_wall:6.1f} s wall, "
                 f"{floor_cpu:6.1f} s CPU\n"
                 f"  make paper from a clean paper/:          {full_wall:6.1f} s wall, "
-                f"{full_cpu:6.1f} s CPU\n"
+                f"{full_cpu:6.1f} s CPU, peak RSS {_gb(full_peak)}\n"
                 f"  build / floor: {full_wall / floor_wall:.2f} wall, "
                 f"{full_cpu / floor_cpu:.2f} CPU\n"
                 f"  make paper again (no change):            {noop_wall:6.2f} s"
@@ -224,14 +256,15 @@ def main(skip_large: bool = False, n_conditions: int = 224, rounds: int = 3) -> 
             wall, cpu = generated_build(large, show=round_ == 1)
             print(
                 f"  build of a generated {n_conditions}-condition release ({large[2]:,} "
-                f"trials): {wall:6.1f} s wall, {cpu:6.1f} s CPU"
+                f"trials): {wall:6.1f} s wall, {cpu:6.1f} s CPU, peak RSS {_gb(PEAK_RSS[0])}"
             )
             base_wall, base_cpu = generated_build(base, show=round_ == 1)
+            base_peak = PEAK_RSS[0]
             large_ratios.append(wall / full_wall)
             like_ratios.append(wall / base_wall)
             print(
                 f"  build of a generated {n_base}-condition release ({base[2]:,} trials): "
-                f"{base_wall:6.1f} s wall, {base_cpu:6.1f} s CPU\n"
+                f"{base_wall:6.1f} s wall, {base_cpu:6.1f} s CPU, peak RSS {_gb(base_peak)}\n"
                 f"  {n_conditions} conditions / the real release's build: {wall / full_wall:.2f} "
                 f"wall, {cpu / full_cpu:.2f} CPU\n"
                 f"  {n_conditions} / {n_base} generated conditions: {wall / base_wall:.2f} wall, "
