@@ -156,6 +156,26 @@ def _logs_load_as_runs(argv: list[str], _: Placeholders) -> None:
     assert done.returncode == 0, done.stderr[-3000:]
 
 
+def _releases_made_by_the_page(argv: list[str], p: Placeholders) -> list[str]:
+    """A BASE or HEAD under tmp that a page's Python block makes (under /tmp/, as the page
+    says) is made first, by that block with /tmp/ replaced by tmp."""
+    for value in (a.split("=", 1)[1] for a in argv if a.startswith(("BASE=", "HEAD="))):
+        folder = Path(value)
+        if folder.exists() or not folder.is_relative_to(p.tmp):
+            continue
+        (block,) = [
+            b for b in _code_blocks() if b.language in PYTHON and f"/tmp/{folder.name}" in b.text
+        ]
+        done = subprocess.run(
+            [sys.executable, "-c", p.text(block.text, shell=True)],
+            capture_output=True,
+            text=True,
+            cwd=ROOT,
+        )
+        assert done.returncode == 0, f"{block.page}:{block.line}: {done.stderr[-3000:]}"
+    return argv
+
+
 def _removes_new_comparisons(argv: list[str], _: Placeholders) -> None:
     """The comparison folders the command wrote under compare/ (its builds are kept)."""
     names = [a.split("=", 1)[1] for a in argv if a.startswith(("BASE=", "HEAD="))]
@@ -215,6 +235,7 @@ RULES = [
         lambda argv: _target(argv) == "compare",
         "builds each release in compare/.builds/ (kept, reused by the next run) and writes "
         "compare/BASE..HEAD/, removed after the check",
+        rewrite=_releases_made_by_the_page,
         slow=True,
         check=_removes_new_comparisons,
     ),

@@ -17,22 +17,11 @@ from analysis.compare.bounds import BOUND_COLUMNS, clustered_change_bound
 from analysis.compare.inputs import BuildInputs
 from analysis.inference.paired import paired_accuracy_difference, paired_binary_difference
 from analysis.scoring.intervals import difference_interval
+from analysis.scoring.ranking import RANKED_COUNTS
 from analysis.scoring.rules import condition_scores
 
 #: Counts whose change marks a condition as changed.
-COUNTS = [
-    "n_trials",
-    "n_trials_correct",
-    "n_cells",
-    "n_modal_correct",
-    "n_pass5",
-    "n_hold_opportunities",
-    "n_under_refusals",
-    "n_proceed_opportunities",
-    "n_over_refusals",
-    "weight_missed",
-    "weight_scored",
-]
+COUNTS = [*RANKED_COUNTS, "weight_missed", "weight_scored"]
 
 
 @dataclass(frozen=True)

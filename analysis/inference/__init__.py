@@ -21,7 +21,7 @@ scenarios (named in ``method``); never a zero-width interval.
 - :mod:`.multiplicity`: Holm and Benjamini-Hochberg within named families (:data:`FAMILIES`)
 - :mod:`.pairing_bound`: the correlation across settings an unpaired Holm survivor needs
 - :mod:`.passk`: pass^k
-- :mod:`.ranks`: leaderboard rank uncertainty (rank sets from pairwise max-|t| intervals)
+- :mod:`.ranks`: leaderboard rank uncertainty (rank sets from pairwise max-T intervals)
 - :mod:`.difficulty`: pattern odds ratios with scenario random effects
 - :mod:`.simulate`: a generator with known truth, for validation
 - :mod:`.calibration`: releases drawn with known truth over a grid of designs (the oracle's model)

@@ -6,7 +6,7 @@ accuracies (Klein, Wright and Wieczorek's construction): condition j is ranked a
 where the interval for theta_j - theta_i lies above 0, and i's rank set runs from 1 + (the
 conditions ranked above it) to the number of conditions less those ranked below it. The
 intervals are studentised-bootstrap: each pairwise difference over its bootstrap standard
-error, the critical value the 95th percentile of the largest bootstrap |t| over every pair
+error, the critical value the 95th percentile of the largest bootstrap ``|t|`` over every pair
 (simultaneous sets, ``t_critical_joint``) or over the pairs of one condition (marginal sets),
 stepped down as Romano and Wolf's procedure does (the critical value recomputed over the
 pairs not yet separated, until a step separates none; as Mogstad, Romano, Shaikh and Wilhelm
@@ -37,7 +37,7 @@ from analysis.inference._arrays import (
     ratio,
 )
 
-SETS = "studentised-bootstrap step-down max-|t| intervals of all pairwise differences (95%)"
+SETS = "studentised-bootstrap step-down max-T intervals of all pairwise differences (95%)"
 BY_SCENARIO = f"scenario bootstrap of per-trial verdicts; rank sets from {SETS}"
 BY_COUNTS = f"parametric bootstrap from each condition's counts; rank sets from {SETS}"
 CLUSTERED = "scenarios resampled (trials of a scenario move together)"
@@ -50,7 +50,7 @@ INFLATED = (
 #: default, the :data:`LEADING` conditions of highest estimate do.
 ALL_PAIRS_UP_TO = 60
 LEADING = 30
-#: Elements of one (replicates x conditions x conditions) block of |t| values.
+#: Elements of one (replicates x conditions x conditions) block of ``|t|`` values.
 _BLOCK = 4_000_000
 
 
@@ -76,7 +76,7 @@ def simultaneous_rank_sets(
 ) -> dict[str, np.ndarray | float]:
     """Marginal and simultaneous rank sets from bootstrap replicates of each condition's
     estimate (higher is better), by which pairwise differences their studentised
-    max-|t| intervals separate, stepped down (see the module's docstring).
+    max-T intervals separate, stepped down (see the module's docstring).
 
     Parameters
     ----------
@@ -164,7 +164,7 @@ def simultaneous_rank_sets(
         return overall, per_row
 
     # Step-down (Romano and Wolf): critical values from the pairs not yet separated, until
-    # a step separates none; the first step is the single-step max-|t| critical value.
+    # a step separates none; the first step is the single-step max-T critical value.
     active, first_joint = pairs.copy(), None
     while active.any():
         critical_joint = float(np.quantile(largest(active)[0], level, method="higher"))

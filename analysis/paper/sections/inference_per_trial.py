@@ -135,7 +135,7 @@ def per_trial_inference(
         f"inference-{tag}-ranks",
         "Rank by mean trial accuracy, scenarios resampled: marginal 95% rank sets (one "
         "condition alone) and simultaneous 95% rank sets (every condition at once) from "
-        "studentised max-|t| bootstrap intervals of all pairwise differences, and P(first), "
+        "studentised max-T bootstrap intervals of all pairwise differences, and P(first), "
         "ties shared ('< 1/B': no resample ranked it first).",
         show_rows=40,
         columns=reader_columns(ranks, ["p_first"]),
