@@ -245,7 +245,6 @@ def unpaired_mdd(
     >>> round(float(unpaired_mdd(106, 5, 0.3, 0.9)), 4)
     0.0887
     """
-    from statsmodels.stats.power import NormalIndPower
 
     n = _check_counts(n_scenarios, trials_per_cell)
     icc = _check("icc", icc, 0, 1, closed_low=True)
@@ -253,13 +252,30 @@ def unpaired_mdd(
     alpha = _check("alpha", alpha, 0, 1)
     power = _check("power", power, 0, 1)
     effective = n.reshape(-1) * trials_per_cell / (1 + (trials_per_cell - 1) * icc)
+    found = unpaired_mdds(effective, rate, alpha, power).reshape(n.shape)
+    return float(found) if found.ndim == 0 else found
+
+
+def unpaired_mdds(effective, rate, alpha: float = ALPHA, power: float = POWER) -> np.ndarray:
+    """:func:`unpaired_mdd` elementwise at ``effective`` trials per group (n / DEFF) and
+    ``rate`` (arrays broadcast together), solved in one vectorised bisection, as Table 2's
+    adjacent gaps need one per pair (:func:`analysis.inference.detectable_release.rank_gaps`).
+    NaN where not even a rate of 0 is detected.
+
+    >>> unpaired_mdds([1000.0, 1000.0], [0.9, 0.5]).round(4).tolist()
+    [0.0406, 0.0625]
+    """
+    from statsmodels.stats.power import NormalIndPower
+
+    effective, rate = np.broadcast_arrays(
+        np.asarray(effective, dtype="float64"), np.asarray(rate, dtype="float64")
+    )
 
     def gap(h: np.ndarray) -> np.ndarray:
         return np.asarray(NormalIndPower().power(h, effective, alpha, ratio=1.0)) - power
 
     h = _bisect(gap, np.zeros_like(effective), np.full_like(effective, np.pi))
-    found = np.where(gap(h) >= -1e-9, _below(rate, h), np.nan).reshape(n.shape)
-    return float(found) if found.ndim == 0 else found
+    return np.where(gap(h) >= -1e-9, _below(rate, h), np.nan)
 
 
 def gate_sd(trials_per_cell: int, icc: float, rate: float, gate_rate: float) -> float:

@@ -16,6 +16,8 @@ across scenarios, p_f (1 - p_h) + p_h (1 - p_f), the largest that gives pairing 
 
 from __future__ import annotations
 
+from itertools import pairwise
+
 import numpy as np
 import pandas as pd
 
@@ -26,7 +28,7 @@ from analysis.inference.detectable import (
     POWER,
     UNPAIRED,
     fewest,
-    unpaired_mdd,
+    unpaired_mdds,
 )
 from analysis.scoring.ranking import rank_conditions, trials_per_cell
 
@@ -218,6 +220,17 @@ def rank_gaps(
     icc, basis = condition_iccs(conditions, cells)
     icc = icc.fillna(0.0)
     n = int(conditions["n_cells"].max())
+    names = ranked[_name(ranked)].astype(str).tolist()
+    pair_iccs = np.array([max(icc.get(a, 0.0), icc.get(b, 0.0)) for a, b in pairwise(names)])
+    top = np.array(
+        [
+            _inside(k / t, t) if t else np.nan
+            for k, t in zip(ranked["n_trials_correct"], ranked["n_trials"], strict=True)
+        ]
+    )[:-1]
+    effective = n * m / (1 + (m - 1) * pair_iccs)
+    mdds = unpaired_mdds(effective, np.nan_to_num(top, nan=0.5), alpha, power)
+    mdds = np.where(np.isfinite(top), mdds, np.nan)  # one vectorised solve for every pair
     rows = []
     for i in range(len(ranked) - 1):
         upper, lower = ranked.iloc[i], ranked.iloc[i + 1]
@@ -226,7 +239,7 @@ def rank_gaps(
         up_name, low_name = str(upper[_name(ranked)]), str(lower[_name(ranked)])
         pair_icc = float(max(icc.get(up_name, 0.0), icc.get(low_name, 0.0)))
         rate = _inside(p_up, upper["n_trials"]) if np.isfinite(p_up) else np.nan
-        mdd = unpaired_mdd(n, m, pair_icc, rate, alpha, power) if np.isfinite(rate) else np.nan
+        mdd = float(mdds[i])
         gap = p_up - p_low
         needed = np.nan
         if i < needed_for and np.isfinite(rate) and 0 < gap < 1:
