@@ -156,41 +156,34 @@ def t_effect(n_scenarios, alpha: float = ALPHA, power: float = POWER) -> np.ndar
     alpha = _check("alpha", alpha, 0, 1)
     power = _check("power", power, 0, 1)
     flat = n.reshape(-1).astype("float64")
-    if flat.size == 1:  # one root: Brent's method takes a tenth of the bisection's steps
-        effect = np.full(n.shape, _t_effect_one(int(flat[0]), alpha, power))
-        return float(effect) if effect.ndim == 0 else effect
-
-    def gap(effect: np.ndarray) -> np.ndarray:
-        return t_power(effect, flat, alpha) - power
-
-    # The z-test's effect is below the t-test's (its power is higher at any effect): from
-    # there, widen by half until the power is reached (n = 2 at 99% power needs about 23).
-    low = (stats.norm.isf(alpha / 2) + stats.norm.ppf(power)) / np.sqrt(flat)
-    low = np.where(gap(low) < 0, low, 0.0)
-    high = 1.25 * np.maximum(low, 1e-3)
-    while np.any(short := gap(high) < 0):
-        high = np.where(short, 1.5 * high, high)
-    effect = _bisect(gap, low, high).reshape(n.shape)
+    if flat.size == 1:  # one root: Brent's method, remembered (a release shares one size)
+        effect = np.full(n.shape, _t_effect_one(float(flat[0]), alpha, power))
+    else:
+        low, high = _t_bracket(flat, alpha, power)
+        effect = _bisect(lambda e: t_power(e, flat, alpha) - power, low, high).reshape(n.shape)
     return float(effect) if effect.ndim == 0 else effect
 
 
+def _t_bracket(flat: np.ndarray, alpha: float, power: float) -> tuple[np.ndarray, np.ndarray]:
+    """Effects below and above the t-test's root: the z-test's effect is below it (its power
+    is higher at any effect), then widen by half until the power is reached (n = 2 at 99%
+    power needs about 23)."""
+    low = (stats.norm.isf(alpha / 2) + stats.norm.ppf(power)) / np.sqrt(flat)
+    low = np.where(t_power(low, flat, alpha) < power, low, 0.0)
+    high = 1.25 * np.maximum(low, 1e-3)
+    while np.any(short := t_power(high, flat, alpha) < power):
+        high = np.where(short, 1.5 * high, high)
+    return low, high
+
+
 @functools.lru_cache(maxsize=4096)
-def _t_effect_one(n_scenarios: int, alpha: float, power: float) -> float:
-    """:func:`t_effect` at one size, by Brent's method; remembered, as every contrast of a
-    release shares its number of scenarios."""
+def _t_effect_one(n_scenarios: float, alpha: float, power: float) -> float:
     from scipy.optimize import brentq
 
-    flat = np.array([float(n_scenarios)])
-
-    def gap(effect: float) -> float:
-        return float(t_power(np.array([effect]), flat, alpha)[0]) - power
-
-    low = float((stats.norm.isf(alpha / 2) + stats.norm.ppf(power)) / np.sqrt(flat[0]))
-    low = low if gap(low) < 0 else 0.0
-    high = 1.25 * max(low, 1e-3)
-    while gap(high) < 0:
-        high *= 1.5
-    return float(brentq(gap, low, high, xtol=1e-14, rtol=1e-14))
+    flat = np.array([n_scenarios])
+    low, high = _t_bracket(flat, alpha, power)
+    gap = lambda e: float(t_power(np.array([e]), flat, alpha)[0]) - power  # noqa: E731
+    return float(brentq(gap, low[0], high[0], xtol=1e-14, rtol=1e-14))
 
 
 def mcnemar_mdd(n_scenarios, discordance: float, alpha: float = ALPHA, power: float = POWER):
@@ -258,9 +251,7 @@ def unpaired_mdd(
 
 def unpaired_mdds(effective, rate, alpha: float = ALPHA, power: float = POWER) -> np.ndarray:
     """:func:`unpaired_mdd` elementwise at ``effective`` trials per group (n / DEFF) and
-    ``rate`` (arrays broadcast together), solved in one vectorised bisection, as Table 2's
-    adjacent gaps need one per pair (:func:`analysis.inference.detectable_release.rank_gaps`).
-    NaN where not even a rate of 0 is detected.
+    ``rate``, in one vectorised bisection (Table 2's adjacent gaps need one per pair).
 
     >>> unpaired_mdds([1000.0, 1000.0], [0.9, 0.5]).round(4).tolist()
     [0.0406, 0.0625]
