@@ -236,10 +236,8 @@ def rank_gaps(
         upper, lower = ranked.iloc[i], ranked.iloc[i + 1]
         p_up = upper["n_trials_correct"] / upper["n_trials"] if upper["n_trials"] else np.nan
         p_low = lower["n_trials_correct"] / lower["n_trials"] if lower["n_trials"] else np.nan
-        up_name, low_name = str(upper[_name(ranked)]), str(lower[_name(ranked)])
-        pair_icc = float(max(icc.get(up_name, 0.0), icc.get(low_name, 0.0)))
-        rate = _inside(p_up, upper["n_trials"]) if np.isfinite(p_up) else np.nan
-        mdd = float(mdds[i])
+        up_name, low_name = names[i], names[i + 1]
+        pair_icc, rate, mdd = float(pair_iccs[i]), float(top[i]), float(mdds[i])
         gap = p_up - p_low
         needed = np.nan
         if i < needed_for and np.isfinite(rate) and 0 < gap < 1:
