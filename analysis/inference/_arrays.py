@@ -299,3 +299,46 @@ def effective_size_interval(
             size = max(size, units * shrink(m - 1))
     low, high = proportion_confint(rate * size, size, alpha=alpha, method="beta")
     return float(low), float(high), float(size)
+
+
+#: :func:`effective_size_difference`'s method, as a row's ``method`` names it.
+EFFECTIVE_SIZE_DIFFERENCE = (
+    "difference of two Clopper-Pearson intervals at each side's scenario-clustered effective "
+    "size (Korn-Graubard), combined as Newcombe's square-and-add; unpaired"
+)
+
+
+def effective_size_difference(
+    k1: np.ndarray, n1: np.ndarray, k0: np.ndarray, n0: np.ndarray, alpha: float = 0.05
+) -> tuple[float, float]:
+    """(low, high) of ``k1.sum() / n1.sum() - k0.sum() / n0.sum()``, each side a ratio of
+    scenario sums, by Newcombe's square-and-add (MOVER, Zou and Donner 2008) of each side's
+    :func:`effective_size_interval`; NaN bounds where either side has none (fewer than
+    :data:`MIN_CLUSTERS` scenarios).
+
+    The two sides are taken as independent: on scenarios they share, a positive correlation
+    between them only makes the interval wider than it needs to be (a paired method is then
+    the narrower valid one).
+
+    Examples
+    --------
+    Twelve scenarios of five trials each, 80% against 60% correct:
+
+    >>> import numpy as np
+    >>> five = np.full(12, 5.0)
+    >>> low, high = effective_size_difference(
+    ...     np.tile([5.0, 3.0], 6), five, np.tile([4.0, 2.0], 6), five
+    ... )
+    >>> round(low, 3), round(high, 3)
+    (-0.019, 0.391)
+    """
+    l1, h1, _ = effective_size_interval(k1, n1, alpha=alpha)
+    l0, h0, _ = effective_size_interval(k0, n0, alpha=alpha)
+    if np.isnan([l1, h1, l0, h0]).any():
+        return np.nan, np.nan
+    p1 = np.asarray(k1, dtype="float64").sum() / np.asarray(n1, dtype="float64").sum()
+    p0 = np.asarray(k0, dtype="float64").sum() / np.asarray(n0, dtype="float64").sum()
+    d = p1 - p0
+    low = d - np.hypot(p1 - l1, h0 - p0)
+    high = d + np.hypot(h1 - p1, p0 - l0)
+    return float(max(low, -1.0)), float(min(high, 1.0))

@@ -3,12 +3,14 @@
 
 Measurement (:func:`summarise`): an interval covers when ``low <= truth <= high``; a test
 rejects when ``p < 0.05`` (its null true by construction); a set covers as its method says.
-Refused (NaN) results count apart. The Monte Carlo standard error treats each simulated
-release as one cluster (the results of one release share its scenarios). :func:`verdict`
-holds each to the standard: a 95% interval or set covers at least :data:`MIN_COVERAGE`
-within Monte Carlo error (``coverage + Z_MC * se >= MIN_COVERAGE``), a 5% test rejects a
-true null at most :data:`MAX_REJECTION` (``rate - Z_MC * se <= MAX_REJECTION``), and no
-interval has zero width.
+A bound (a band claimed only to be no wider than a valid interval, never claimed as an
+interval itself) holds in a draw when it is no wider than that valid interval and the valid
+interval covers. Refused (NaN) results count apart. The Monte Carlo standard error treats
+each simulated release as one cluster (the results of one release share its scenarios).
+:func:`verdict` holds each to the standard: a 95% interval, set or bound covers at least
+:data:`MIN_COVERAGE` within Monte Carlo error (``coverage + Z_MC * se >= MIN_COVERAGE``), a
+5% test rejects a true null at most :data:`MAX_REJECTION` (``rate - Z_MC * se <=
+MAX_REJECTION``), and no interval has zero width.
 """
 
 from __future__ import annotations
@@ -29,17 +31,20 @@ MIN_COVERAGE = 0.94
 MAX_REJECTION = 0.06
 #: How many Monte Carlo standard errors a result may fall short of the standard.
 Z_MC = 1.96
-#: What a method returns: a 95% interval, a 5% test (its null true), a rank set, or a 5%
-#: test at a true difference whose power the package states (``nominal``).
-KINDS = ("interval", "test", "set", "power")
+#: What a method returns: a 95% interval, a 5% test (its null true), a rank set, a 5%
+#: test at a true difference whose power the package states (``nominal``), or a bound on
+#: the width of a valid 95% interval (``bound``).
+KINDS = ("interval", "test", "set", "power", "bound")
 
 
 @dataclass(frozen=True)
 class Method:
     """One registered method: ``run(draw)`` returns a frame with a ``rep`` column and, by
     ``kind``, ``low, high, truth`` (interval), ``p`` (test: its null true by construction),
-    ``covered`` (set: 1/0, NaN refused) or ``p, nominal`` (power: the test's p at a true
-    difference, and the power the package claims for it). ``settings`` is its grid;
+    ``covered`` (set: 1/0, NaN refused), ``p, nominal`` (power: the test's p at a true
+    difference, and the power the package claims for it) or ``low, high, truth, narrower``
+    (bound: a valid 95% interval, and 1 where the method's band is no wider than it, 0 where
+    it is wider, NaN where the method gives no band). ``settings`` is its grid;
     ``fast`` the few settings the quick tier measures."""
 
     name: str
@@ -61,9 +66,10 @@ class Method:
 
 
 def outcomes(frame: pd.DataFrame, kind: str) -> pd.DataFrame:
-    """``rep, hit, refused, zero_width`` per result: ``hit`` covered (interval, set) or
-    rejected (test), NaN where refused."""
-    if kind == "interval":
+    """``rep, hit, refused, zero_width`` per result: ``hit`` covered (interval, set),
+    rejected (test) or, for a bound, no wider than the valid interval which covers; NaN
+    where refused."""
+    if kind in ("interval", "bound"):
         low = pd.to_numeric(frame["low"], errors="coerce").to_numpy(dtype="float64")
         high = pd.to_numeric(frame["high"], errors="coerce").to_numpy(dtype="float64")
         truth = frame["truth"].to_numpy(dtype="float64")
@@ -71,6 +77,11 @@ def outcomes(frame: pd.DataFrame, kind: str) -> pd.DataFrame:
         tol = 1e-9  # floating error of a bound equal to the truth
         hit = np.where(refused, np.nan, (low <= truth + tol) & (truth - tol <= high))
         zero = ~refused & (np.nan_to_num(high - low, nan=1.0) <= 1e-12)
+        if kind == "bound":
+            narrower = pd.to_numeric(frame["narrower"], errors="coerce").to_numpy("float64")
+            refused = refused | np.isnan(narrower)
+            hit = np.where(refused, np.nan, (hit == 1) & (narrower == 1))
+            zero = zero & ~refused
     elif kind in ("test", "power"):
         p = pd.to_numeric(frame["p"], errors="coerce").to_numpy(dtype="float64")
         refused = np.isnan(p)
@@ -239,7 +250,11 @@ def markdown_table(table: pd.DataFrame) -> str:
             "setting": table["setting"],
             "coverage / type-I": [
                 ("" if not np.isfinite(v) else f"{100 * v:.1f}%")
-                + {"test": " (type-I)", "power": f" (power; nominal {100 * n:.0f}%)"}.get(k, "")
+                + {
+                    "test": " (type-I)",
+                    "power": f" (power; nominal {100 * n:.0f}%)",
+                    "bound": " (bound)",
+                }.get(k, "")
                 for v, k, n in zip(table["share"], table["kind"], nominal, strict=True)
             ],
             "MC SE": table["mc_se"].map(lambda v: "" if not np.isfinite(v) else f"{100 * v:.1f}"),
@@ -279,7 +294,11 @@ def summary_table(table: pd.DataFrame) -> str:
             {
                 "method": method,
                 "quantity (estimand)": f"{quantity} ({estimand})"
-                + {"test": ", type-I error", "power": ", power"}.get(kind, ""),
+                + {
+                    "test": ", type-I error",
+                    "power": ", power",
+                    "bound": ", no wider than a valid 95% CI that covers",
+                }.get(kind, ""),
                 "settings": len(part),
                 "failing": int((part["verdict"] == "fail").sum()),
                 "worst": "" if worst is None else _shown(worst, kind),
