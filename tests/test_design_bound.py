@@ -122,7 +122,7 @@ def test_counts_no_histogram_fits_give_a_row_that_says_so():
 
 def test_table2_carries_a_clustered_bound_for_every_published_condition(conditions):
     from analysis.paper.sections.leaderboard import (
-        CLUSTERED_CI,
+        CLUSTERED_BAND,
         INDEPENDENT_CI,
         bound_numbers,
         clustered_bounds,
@@ -138,7 +138,7 @@ def test_table2_carries_a_clustered_bound_for_every_published_condition(conditio
     assert (bounds.design_effect_min_no_nulls >= bounds.design_effect_min - 1e-12).all()
     table = with_clustered_columns(leaderboard_table(ranked), bounds)
     assert table[INDEPENDENT_CI].tolist() == leaderboard_table(ranked)["95% CI"].tolist()
-    assert table[CLUSTERED_CI].str.match(r"^\[\d+\.\d%, \d+\.\d%\]$").all()
+    assert table[CLUSTERED_BAND].str.match(r"^\[\d+\.\d%, \d+\.\d%\]$").all()
     names = set(bound_numbers(bounds, ranked).name)
     assert len([n for n in names if n.endswith("clustered_low")]) == len(ranked)
     assert len([n for n in names if n.endswith("accuracy_wilson_high")]) == len(ranked)
@@ -195,3 +195,66 @@ def test_separation_comes_from_a_score_test_at_the_least_clustering_not_from_ove
     wider = separation_tests(bounds.assign(n_effective=bounds.n_effective / 2))
     assert not (wider.separated & ~tests.separated).any()
     assert wider.separated.sum() < tests.separated.sum()
+
+
+def test_the_band_is_no_wider_than_a_clustered_interval_of_the_cells_behind_the_counts():
+    """What the band claims: for cells behind the counts, the clustered 95% interval from
+    their verdicts (Clopper-Pearson at the Korn-Graubard effective size, as
+    ``rates(ci="cluster")`` gives) and the Wilson interval at their own design effect are at
+    least as wide, and the effective size is at most the band's n / DEFF."""
+    from analysis.inference._arrays import effective_size_interval
+
+    rng = np.random.default_rng(11)
+    m, checked = 5, 0
+    for _ in range(300):
+        cells = int(rng.integers(10, 107))
+        p = rng.beta(*rng.uniform(0.2, 5, 2), cells)
+        correct = rng.binomial(m, p)
+        n_pass = int((correct == m).sum())
+        modal = n_pass + int(((2 * correct > m) & (correct < m)).sum())
+        conditions = pd.DataFrame(
+            {
+                "condition": ["c"],
+                "n_cells": [cells],
+                "n_trials": [m * cells],
+                "n_trials_correct": [int(correct.sum())],
+                "n_pass5": [n_pass],
+                "n_modal_correct": [modal],
+                "n_hold_opportunities": [cells],
+                "n_proceed_opportunities": [0],
+            }
+        )
+        band = design_effect_bound(conditions, m, NULLS_ALLOWED).iloc[0]
+        if np.isnan(band.ci_low):
+            continue
+        low, high, size = effective_size_interval(correct, np.full(cells, m))
+        assert size <= band.n_effective + 1e-9
+        assert high - low >= band.ci_high - band.ci_low - 1e-12
+        own = anova_icc(correct, np.full(cells, m))[1]
+        own = max(own, 1.0)  # a design effect below 1 narrows neither
+        w_low, w_high = proportion_confint_at(correct.sum() / (m * cells), m * cells / own)
+        assert w_high - w_low >= band.ci_high - band.ci_low - 1e-12
+        checked += 1
+    assert checked > 250
+
+
+def proportion_confint_at(rate: float, size: float) -> tuple[float, float]:
+    from statsmodels.stats.proportion import proportion_confint
+
+    return proportion_confint(rate * size, size, method="wilson")
+
+
+def test_the_band_never_reads_as_a_95_percent_interval(conditions):
+    from analysis.inference.design_bound import BOUND_METHOD
+    from analysis.paper.sections.leaderboard import (
+        CLUSTERED_BAND,
+        bound_caption,
+        figure_caption,
+    )
+    from analysis.scoring.ranking import rank_conditions
+
+    ranked = rank_conditions(conditions)
+    assert "95%" not in CLUSTERED_BAND and "not a CI" in CLUSTERED_BAND
+    for text in (bound_caption(ranked), figure_caption(ranked)):
+        assert "It is not a 95% interval" in text and "floor on the width" in text
+    assert "not a 95% interval" in BOUND_METHOD

@@ -146,9 +146,9 @@ def standings(
     Rows (one per condition: its ``source`` and its name):
 
     - ``published``: from the counts of ``leaderboard.json``; ``ci_low, ci_high`` is the
-      narrowest scenario-clustered interval the counts allow
-      (:func:`analysis.inference.design_effect_bound`), beside the Wilson interval on
-      trials (``wilson_low, wilson_high``, the release's own, which treats trials as
+      least-clustering band (:func:`analysis.inference.design_effect_bound`: a floor on
+      the width of a clustered 95% interval, not a 95% interval), beside the Wilson
+      interval on trials (``wilson_low, wilson_high``, the release's own, which treats trials as
       independent);
     - ``reference-policy`` and ``run`` (the release's sample cell and your runs): from
       per-trial verdicts, with the scenario-clustered bootstrap interval

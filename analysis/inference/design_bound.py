@@ -17,12 +17,24 @@ the trials' non-null decisions, ties to the first seen)
 ANOVA's ICC of the trials within cells rises with the sum of squared per-cell counts (the
 total fixed), so the smallest design effect comes from the histogram that spreads each band's
 share of T as evenly as the band allows; :func:`least_clustered_counts` finds it by trying
-every split of T between the two bands with free counts. The design effect 1 + (m - 1) ICC
-of that histogram is a lower bound on the condition's design effect, so the Wilson interval
-at the effective sample size n / DEFF is the narrowest that design-effect-adjusted Wilson
-interval can be: the one at the true design effect is at least as wide. It is not a bound on
-every clustered interval (a scenario bootstrap of a spread of the same counts can be
-narrower).
+every split of T between the two bands with free counts.
+
+What is proven, and what is claimed. The design effect 1 + (m - 1) ICC of that histogram is a
+lower bound on the design effect of the cells behind the counts (under ``assumption``), so
+the Wilson interval at the effective sample size n / DEFF, the band
+:func:`design_effect_bound` gives, is no wider than the Wilson interval at the cells' own
+design effect (both floored at 1; Wilson's width falls as n grows). The package's
+scenario-clustered interval on per-trial verdicts (``rates(ci="cluster")``: Clopper-Pearson
+at the Korn-Graubard effective size, :func:`analysis.inference._arrays.effective_size_interval`)
+uses an effective size no larger than n / DEFF: its design effect, from the variance of the
+scenario means, is at least the ANOVA one, its degrees-of-freedom factor only shrinks it, and
+its floor, the number of scenarios, is at most n / DEFF (an ANOVA design effect is at most m).
+Clopper-Pearson at a size no larger was at least as wide as the band on every simulated
+release of the calibration grid (docs/inference.md) and in the tests. The band is therefore a
+floor on the width of a valid clustered 95% interval, computed from counts alone. It is not
+itself a 95% interval: where trials cluster it covers the true accuracy less often than 95%.
+Nor does it bound every clustered interval (a scenario bootstrap of a spread of the same
+counts can be narrower).
 """
 
 from __future__ import annotations
@@ -37,8 +49,11 @@ from analysis.inference.clustered import anova_icc
 
 NO_NULLS = "no null trial in a cell with a modal decision"
 NULLS_ALLOWED = "null trials anywhere upstream's modal rule allows"
-#: The interval the bound gives (a design-effect-adjusted Wilson interval).
-BOUND_METHOD = "Wilson at the effective sample size n / DEFF (smallest DEFF the counts allow)"
+#: What the band is (a design-effect-adjusted Wilson interval at the least clustering).
+BOUND_METHOD = (
+    "least-clustering band: Wilson at n / DEFF, DEFF the smallest design effect the counts "
+    "allow; a floor on the width of a clustered 95% interval, not a 95% interval"
+)
 
 
 def _balanced(count: int, total: int) -> tuple[int, int, int]:
@@ -57,13 +72,62 @@ def least_clustered_counts(
     n_no_decision: int = 0,
     assumption: str = NO_NULLS,
 ) -> np.ndarray | None:
-    """Correct trials per cell (sorted) of the histogram with the smallest sum of squares
-    consistent with the counts under ``assumption``; None when no histogram fits them.
+    """Correct trials per cell of the histogram with the smallest sum of squares (so the
+    smallest ANOVA design effect) consistent with a condition's published counts.
+
+    Parameters
+    ----------
+    n_cells : int
+        Scored cells (scenarios) of the condition.
+    trials_per_cell : int
+        Trials per cell, m.
+    n_correct : int
+        Correct trials over every cell.
+    n_pass : int
+        Cells with all m trials correct.
+    n_modal_correct : int
+        Cells whose modal decision is correct (the pass cells among them).
+    n_no_decision : int, default 0
+        Cells with no modal decision (every trial null; none correct).
+    assumption : str, default :data:`NO_NULLS`
+        Where null trials may be: :data:`NO_NULLS` (no null trial in a cell with a modal
+        decision, so a modal-correct cell has at least ceil(m / 2) correct trials) or
+        :data:`NULLS_ALLOWED` (anywhere upstream's modal rule allows; at least 1).
+
+    Returns
+    -------
+    numpy.ndarray or None
+        The correct trials of each cell, sorted ascending (int64, ``n_cells`` values summing
+        to ``n_correct``); None when no histogram fits the counts under ``assumption``.
+
+    Raises
+    ------
+    ValueError
+        For an unknown ``assumption``.
+
+    See Also
+    --------
+    design_effect_bound : the design effect of this histogram and the band at it.
+    analysis.inference.anova_icc : the ICC and design effect of a histogram.
 
     Examples
     --------
+    Four cells of five trials with 12 correct, one cell all correct and two modal-correct:
+    the other modal-correct cell holds 3 or 4, the two modal-wrong cells at most 2 each, and
+    the evenest split is 2, 2, 3, 5:
+
     >>> least_clustered_counts(4, 5, 12, 1, 2).tolist()
     [2, 2, 3, 5]
+
+    With 8 correct, the modal-correct cell needs 3 of them and the modal-wrong cells get
+    none; with null trials allowed, it may hold a single one, and the spread is evener:
+
+    >>> least_clustered_counts(4, 5, 8, 1, 2).tolist()
+    [0, 0, 3, 5]
+    >>> least_clustered_counts(4, 5, 8, 1, 2, assumption=NULLS_ALLOWED).tolist()
+    [1, 1, 1, 5]
+    >>> least_clustered_counts(4, 5, 21, 1, 2) is None  # more correct trials than fit
+    True
     """
     m = int(trials_per_cell)
     if assumption not in (NO_NULLS, NULLS_ALLOWED):
@@ -103,30 +167,47 @@ def design_effect_bound(
     conditions: pd.DataFrame, trials_per_cell: int, assumption: str = NO_NULLS
 ) -> pd.DataFrame:
     """Per published condition: the smallest design effect of mean-trial accuracy its counts
-    allow and the Wilson 95% interval at n / that design effect (the narrowest the
-    design-effect-adjusted Wilson interval can be), beside the Wilson interval on trials
-    (which treats them as independent).
+    allow, and the least-clustering band, Wilson's 95% interval at n / that design effect,
+    beside the Wilson interval on trials (which treats them as independent).
+
+    The band is a floor on the width of a valid scenario-clustered 95% interval (the
+    module's docstring says what is proven and what was measured), not a 95% interval:
+    where trials cluster it covers the true accuracy less often than 95%. For a 95% interval
+    use per-trial verdicts (``rates(ci="cluster")``).
 
     Parameters
     ----------
     conditions : DataFrame
-        ``condition`` (or ``label``), ``n_cells, n_trials, n_trials_correct, n_pass5,
-        n_modal_correct, n_hold_opportunities, n_proceed_opportunities``.
+        One row per condition: ``condition`` (or ``label``), ``n_cells, n_trials,
+        n_trials_correct, n_pass5, n_modal_correct, n_hold_opportunities,
+        n_proceed_opportunities`` (a leaderboard's counts).
     trials_per_cell : int
-    assumption : str
-        :data:`NO_NULLS` or :data:`NULLS_ALLOWED` (weaker, so a smaller bound).
+        Trials per cell, m (the same for every condition).
+    assumption : str, default :data:`NO_NULLS`
+        Where null trials may be: :data:`NO_NULLS` or :data:`NULLS_ALLOWED` (weaker, so a
+        smaller design effect and a narrower band; Table 2 uses it).
 
     Returns
     -------
     DataFrame
-        ``condition, estimate, design_effect_min, icc_min, n_effective, ci_low, ci_high,
-        wilson_low, wilson_high, method, assumption, note``.
+        One row per condition, in order: ``condition, estimate`` (mean trial accuracy),
+        ``design_effect_min, icc_min`` (of :func:`least_clustered_counts`' histogram),
+        ``n_effective`` (n / the design effect, floored at 1), ``ci_low, ci_high`` (the
+        band), ``wilson_low, wilson_high`` (Wilson on trials), ``method`` (what the band
+        is: :data:`BOUND_METHOD`), ``assumption`` and ``note`` (why a row has no band: no
+        histogram fits the counts, one cell, or every trial alike).
+
+    See Also
+    --------
+    least_clustered_counts : the histogram behind the design effect.
+    analysis.exploring.rate_table.rates : with ``ci="cluster"``, a 95% interval from per-trial
+        verdicts.
 
     Examples
     --------
     Four cells of five trials, 12 correct, one cell all correct, two modal-correct: the
     evenest histogram the counts allow is 2, 2, 3, 5 correct trials, a design effect of 20/13
-    (ICC 7/52), so 20 trials count as 13 and the interval is wider than Wilson's on trials:
+    (ICC 7/52), so 20 trials count as 13 and the band is wider than Wilson's on trials:
 
     >>> import pandas as pd
     >>> condition = pd.DataFrame({"condition": ["a"], "n_cells": [4], "n_trials": [20],
@@ -135,7 +216,9 @@ def design_effect_bound(
     >>> row = design_effect_bound(condition, trials_per_cell=5).iloc[0]
     >>> round(float(row["design_effect_min"]), 4), round(float(row["n_effective"]), 6)
     (1.5385, 13.0)
-    >>> bool(row["ci_high"] - row["ci_low"] > row["wilson_high"] - row["wilson_low"])
+    >>> [round(float(row[c]), 3) for c in ("ci_low", "ci_high", "wilson_low", "wilson_high")]
+    [0.342, 0.812, 0.387, 0.781]
+    >>> row["method"].startswith("least-clustering band")
     True
     """
     name = "label" if "label" in conditions.columns else "condition"

@@ -15,19 +15,23 @@ from analysis.scoring.leaderboard import UNDETERMINED
 from analysis.scoring.metrics import with_rates
 from analysis.scoring.ranking import read_names, trials_per_cell
 
-#: Table 2's Wilson column on trials, and the clustered bound beside it.
+#: Table 2's Wilson column on trials, and the least-clustering band beside it (a floor on
+#: the width of a clustered 95% interval, not a 95% interval).
 INDEPENDENT_CI = "95% CI (trials independent)"
-CLUSTERED_CI = "Wilson 95% CI at the smallest design effect"
+CLUSTERED_BAND = "least-clustering band (not a CI)"
 DEFF_MIN = "design effect, at least"
-#: What the clustered bound assumes, said wherever it is shown.
+#: What the band is and what it claims, said wherever it is shown.
 BOUND_NOTE = (
-    "the Wilson 95% interval of mean trial accuracy at n / DEFF trials, DEFF the smallest "
-    "design effect of any "
-    "spread of correct trials over cells consistent with the correct trials, {pass} "
-    "cells, {modal}-correct cells and cells without a decision, under upstream's modal rule "
-    "with null trials allowed anywhere it allows them. The Wilson interval at the true "
-    "design effect is at least this wide; this bounds that interval only, not every clustered "
-    "interval (a scenario bootstrap can be narrower)"
+    "Wilson's interval of mean trial accuracy at n / DEFF trials, DEFF the smallest design "
+    "effect of any spread of correct trials over cells consistent with the correct trials, "
+    "{pass} cells, {modal}-correct cells and cells without a decision, under upstream's modal "
+    "rule with null trials allowed anywhere it allows them. It is not a 95% interval (where "
+    "trials cluster it covers the true accuracy less often): it is a floor on the width of "
+    "one. A scenario-clustered 95% interval from the per-trial verdicts (Clopper-Pearson at "
+    "the Korn-Graubard effective size, which the release's counts do not allow) is at least "
+    "this wide in every simulated release of the package's calibration, and so is the "
+    "Wilson interval at the cells' own design effect (floored at 1); a scenario bootstrap "
+    "can be narrower"
 )
 
 #: Each Table 2 rate recorded per condition: (name, numerator, denominator, description, in
@@ -192,7 +196,7 @@ def figure_caption(ranked: pd.DataFrame) -> str:
     return (
         f"Mean trial accuracy (circles) and {names['pass']} (squares) per published "
         "condition, with Wilson 95% intervals treating trials (or cells) as independent, and "
-        "behind each mean trial accuracy the light band of "
+        "behind each mean trial accuracy its least-clustering band (not a 95% interval): "
         + BOUND_NOTE.format(**names)
         + "; ranked as in Table 2."
     )
@@ -204,8 +208,9 @@ def leaderboard_figure(
     """Mean trial accuracy and pass5 per condition with Wilson 95% intervals, in Table 2's
     order, with the degenerate gates' modal accuracy as vertical lines (beyond
     ``analysis.paper.figures.FIGURE_ROWS`` conditions, the first and the last); with ``bounds``
-    (:func:`clustered_bounds`), each mean trial accuracy's Wilson interval at its smallest
-    design effect as a light band behind its Wilson interval on trials."""
+    (:func:`clustered_bounds`), each mean trial accuracy's least-clustering band (Wilson at
+    its smallest design effect: a floor on a clustered 95% interval's width, not an interval)
+    as a light band behind its Wilson interval on trials."""
     names = read_names(trials_per_cell(ranked))
     rated, shown = first_and_last(with_rates(ranked))
     fig, ax = plt.subplots(figsize=(6.4, 0.22 * len(rated) + 1.4))
@@ -221,7 +226,8 @@ def leaderboard_figure(
             color=PAIR[0],
             alpha=0.3,
             lw=5,
-            label="mean trial accuracy, Wilson 95% CI at the smallest design effect allowed",
+            label="mean trial accuracy, least-clustering band (not a CI: a floor on a "
+            "clustered 95% CI's width)",
         )
     ax.errorbar(
         100 * rated.mean_trial_accuracy,
@@ -266,9 +272,10 @@ def leaderboard_figure(
 
 def clustered_bounds(ranked: pd.DataFrame) -> pd.DataFrame:
     """Per condition of Table 2, in its order: the smallest design effect its counts allow
-    and the Wilson interval at it (:func:`analysis.inference.design_bound.
-    design_effect_bound`, null trials allowed), with ``rank`` and the smaller bound's
-    companion under no null trials (``design_effect_min_no_nulls``)."""
+    and the least-clustering band at it (:func:`analysis.inference.design_bound.
+    design_effect_bound`, null trials allowed; a floor on a clustered 95% interval's width),
+    with ``rank`` and the smaller design effect's companion under no null trials
+    (``design_effect_min_no_nulls``)."""
     m = trials_per_cell(ranked)
     bound = design_effect_bound(ranked, m, NULLS_ALLOWED) if m else pd.DataFrame()
     if bound.empty:
@@ -281,7 +288,7 @@ def clustered_bounds(ranked: pd.DataFrame) -> pd.DataFrame:
 
 def with_clustered_columns(table: pd.DataFrame, bounds: pd.DataFrame) -> pd.DataFrame:
     """Table 2 as printed with its mean-trial Wilson column labelled as treating trials as
-    independent and the clustered bound beside it (blank where no bound)."""
+    independent and the least-clustering band beside it (blank where none)."""
 
     def text(low: float, high: float) -> str:
         if pd.isna(low) or pd.isna(high):
@@ -293,16 +300,16 @@ def with_clustered_columns(table: pd.DataFrame, bounds: pd.DataFrame) -> pd.Data
     if bounds.empty:
         bounds = pd.DataFrame(index=table.index, columns=["ci_low", "ci_high", "design_effect_min"])
     pairs = zip(bounds.ci_low, bounds.ci_high, strict=True)
-    out.insert(at, CLUSTERED_CI, [text(a, b) for a, b in pairs])
+    out.insert(at, CLUSTERED_BAND, [text(a, b) for a, b in pairs])
     deff = ["" if pd.isna(d) else f"{d:.2f}" for d in bounds.design_effect_min]
     out.insert(at + 1, DEFF_MIN, deff)
     return out
 
 
 def bound_caption(ranked: pd.DataFrame) -> str:
-    """What Table 2's clustered column is, by the release's reads."""
+    """What Table 2's band column is, by the release's reads."""
     names = read_names(trials_per_cell(ranked))
-    return f"{CLUSTERED_CI}: " + BOUND_NOTE.format(**names) + "."
+    return f"{CLUSTERED_BAND}: " + BOUND_NOTE.format(**names) + "."
 
 
 def separation_tests(bounds: pd.DataFrame) -> pd.DataFrame:
@@ -425,13 +432,13 @@ def bound_numbers(bounds: pd.DataFrame, ranked: pd.DataFrame) -> pd.DataFrame:
             value_number(
                 number_name("table2", row.condition, "mean_trial_accuracy_clustered_low"),
                 100 * row.ci_low,
-                f"{what}, clustered 95% lower bound: {note}",
+                f"{what}, least-clustering band, lower end (not a 95% bound): {note}",
                 unit="%",
             ),
             value_number(
                 number_name("table2", row.condition, "mean_trial_accuracy_clustered_high"),
                 100 * row.ci_high,
-                f"{what}, clustered 95% upper bound: {note}",
+                f"{what}, least-clustering band, upper end (not a 95% bound): {note}",
                 unit="%",
             ),
             value_number(
