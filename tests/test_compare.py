@@ -249,7 +249,7 @@ def test_counts_only_changes_carry_the_clustered_bound(releases, compared) -> No
         bounded.index
     )
     page = (out / "index.html").read_text()
-    assert "a bound on the width, not an exact interval" in page
+    assert "not a 95% interval: a floor on the width" in page
     said = html.escape(BOUND_METHOD)
     assert page.count(said) == 1  # said once, under the table; each row points to it
     (key,) = re.findall(r"clustered_bound_note (\[\d+\]): " + re.escape(said), page)

@@ -145,7 +145,7 @@ def test_counts_only_change_carries_the_clustered_bound() -> None:
     assert bound == pytest.approx(expected, abs=1e-9)
     assert bound[0] < row["ci_low"] and bound[1] > row["ci_high"]  # wider than on trials
     assert row["method"] == COUNTS_METHOD and row["clustered_bound_note"] == BOUND_METHOD
-    assert "a bound on the width, not an exact interval" in BOUND_METHOD
+    assert BOUND_METHOD.startswith("not a 95% interval: a floor on the width")
     # 19 trials over 4 cells: no whole number of trials per cell, so no bound, and says why
     assert mean.loc["uneven (off)", BOUND_COLUMNS[:4]].isna().all()
     assert mean.loc["uneven (off)", "clustered_bound_note"].startswith("no bound: ")
@@ -286,3 +286,39 @@ def test_a_refusal_keeps_every_line_and_names_the_users_files(tmp_path) -> None:
         f"  - y (off): see {tmp_path}/mine/scenario-sets/set-2/a-001.json and "
         f"{tmp_path}/mine/integrations/tinker/parity-vectors.json",
     ]
+
+
+def test_verdicts_without_shared_scenarios_give_the_clustered_unpaired_interval() -> None:
+    """Both releases publish per-trial verdicts but share no scenario: no pairing, so each
+    change's interval is the scenario-clustered unpaired one from the verdicts (the same as
+    ``effective_size_difference`` on each side's per-scenario counts), not Newcombe on
+    counts, and mean trial accuracy carries no bound from counts."""
+    import numpy as np
+
+    from analysis.inference._arrays import EFFECTIVE_SIZE_DIFFERENCE, effective_size_difference
+    from analysis.inference.calibration import Setting, cells_frame, draw
+    from analysis.scoring.rules import condition_scores
+
+    d = draw(Setting(scenarios=30, conditions=1, icc=0.3, rate=0.7), reps=2, seed=5)
+    cells = cells_frame(d).drop(columns="j")
+    sides = []
+    for rep, prefix in ((0, "a"), (1, "b")):
+        mine = cells.loc[cells["rep"] == rep].drop(columns="rep").copy()
+        mine["condition"] = mine["model"] = "x (off)"
+        mine["scenario_id"] = prefix + mine["scenario_id"].astype(str)
+        counts = condition_scores(mine).rename(columns={"condition": "label"})
+        counts["label"] = counts["label"].astype(str)
+        sides.append((mine, counts))
+    (base_cells, base_counts), (head_cells, head_counts) = sides
+    base = BuildInputs(None, _scenarios(), base_counts, base_cells, None, {}, pd.DataFrame())
+    head = BuildInputs(None, _scenarios(), head_counts, head_cells, None, {}, pd.DataFrame())
+    status = pd.DataFrame({"condition": ["x (off)"], "status": ["changed"]})
+    table = table2_changes(base, head, status, [], []).set_index("metric")
+    row = table.loc["mean_trial_accuracy"]
+    assert row["method"] == EFFECTIVE_SIZE_DIFFERENCE
+    five = np.full(30, 5.0)
+    expected = effective_size_difference(d.correct[1, 0], five, d.correct[0, 0], five)
+    assert (row["ci_low"], row["ci_high"]) == pytest.approx(expected, abs=1e-12)
+    assert pd.isna(row["clustered_bound_low"])
+    assert table.loc["modal_accuracy", "method"] == EFFECTIVE_SIZE_DIFFERENCE
+    assert table.loc["weighted_miss", "method"] != EFFECTIVE_SIZE_DIFFERENCE

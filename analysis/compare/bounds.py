@@ -1,10 +1,16 @@
-"""The clustered lower bound of a change in mean-trial accuracy computed from counts: each
+"""The clustered bound of a change in mean-trial accuracy computed from counts: each
 release's smallest design effect its published counts allow
 (:func:`analysis.inference.design_effect_bound`, null trials allowed) shrinks that side's
 trials to an effective sample size, and Newcombe's interval of the difference is taken at
-those sizes. A larger design effect only widens it, so the interval is the narrowest one a
-scenario-clustered analysis of the counts could give: a bound on the width, not an exact
-interval (pairing by scenario is still ignored)."""
+those sizes.
+
+It is not a 95% interval of the change: it is a floor on the width of one. A valid
+scenario-clustered interval of the change from per-trial verdicts that ignores the pairing
+(:func:`analysis.inference._arrays.effective_size_difference`: each side's Clopper-Pearson
+interval at its Korn-Graubard effective size, combined as Newcombe's) has effective sizes no
+larger than these, and on every simulated pair of releases of the package's calibration it
+was at least as wide (docs/inference.md). A paired interval on shared scenarios can be
+narrower: the bound ignores the pairing by scenario."""
 
 from __future__ import annotations
 
@@ -15,9 +21,9 @@ from statsmodels.stats.proportion import confint_proportions_2indep
 from analysis.inference.design_bound import NULLS_ALLOWED, design_effect_bound
 
 BOUND_METHOD = (
-    "narrowest scenario-clustered interval the counts allow: Newcombe at each release's "
-    "effective sample size n / DEFF, DEFF the smallest design effect its counts allow "
-    "(null trials allowed); a bound on the width, not an exact interval"
+    "not a 95% interval: a floor on the width of a scenario-clustered, unpaired 95% interval "
+    "of the change; Newcombe at each release's effective sample size n / DEFF, DEFF the "
+    "smallest design effect its counts allow (null trials allowed)"
 )
 #: The columns the bound adds to a change's row.
 BOUND_COLUMNS = [
@@ -41,10 +47,11 @@ def _side(counts: pd.Series) -> pd.Series | str:
 
 
 def clustered_change_bound(before: pd.Series, after: pd.Series) -> dict:
-    """The clustered lower bound of ``after`` minus ``before`` in mean-trial accuracy, from
-    each release's counts (``n_cells, n_trials, n_trials_correct, n_pass5,
-    n_modal_correct, n_hold_opportunities, n_proceed_opportunities``): the
-    :data:`BOUND_COLUMNS`, blank bounds and a note where either side's counts allow none.
+    """The clustered bound (a floor on a clustered interval's width, not a 95% interval) of
+    ``after`` minus ``before`` in mean-trial accuracy, from each release's counts
+    (``n_cells, n_trials, n_trials_correct, n_pass5, n_modal_correct,
+    n_hold_opportunities, n_proceed_opportunities``): the :data:`BOUND_COLUMNS`, blank
+    bounds and a note where either side's counts allow none.
 
     Examples
     --------

@@ -1,10 +1,11 @@
 """Conditions added, removed and re-run between two releases, and each shared condition's
 Table 2 values in both with the change and an interval for it: paired by scenario
 (``analysis.inference``) where both releases publish per-trial verdicts, otherwise from the
-counts (Newcombe, independent proportions), labelled so, with mean-trial accuracy's
-clustered lower bound (:mod:`analysis.compare.bounds`) where the counts allow one. The
-change over all scenarios is reported apart from the change on the scenarios neither release
-changed (model change without scenario drift)."""
+counts (Newcombe, independent proportions: about these scenarios held fixed, trial noise
+only), labelled so, with mean-trial accuracy's clustered bound (:mod:`analysis.compare.bounds`,
+a floor on a clustered interval's width) where the counts allow one. The change over all
+scenarios is reported apart from the change on the scenarios neither release changed (model
+change without scenario drift)."""
 
 from __future__ import annotations
 
@@ -15,6 +16,7 @@ import pandas as pd
 
 from analysis.compare.bounds import BOUND_COLUMNS, clustered_change_bound
 from analysis.compare.inputs import BuildInputs
+from analysis.inference._arrays import EFFECTIVE_SIZE_DIFFERENCE, effective_size_difference
 from analysis.inference.paired import paired_accuracy_difference, paired_binary_difference
 from analysis.scoring.intervals import difference_interval
 from analysis.scoring.ranking import RANKED_COUNTS
@@ -45,7 +47,9 @@ METRICS = (
 )
 
 COUNTS_METHOD = (
-    "Newcombe difference of independent proportions, from counts (ignores pairing and clustering)"
+    "Newcombe difference of independent proportions, from counts: trials (or cells) taken as "
+    "independent, so about these scenarios held fixed (trial noise only); ignores pairing and "
+    "clustering"
 )
 NO_INTERVAL = "no interval: a tier-weighted ratio"
 ALL, UNCHANGED = "all scenarios", "unchanged scenarios"
@@ -112,6 +116,37 @@ def _from_counts(before: pd.Series, after: pd.Series, metric: Metric) -> dict:
     return {"ci_low": low, "ci_high": high, "method": COUNTS_METHOD, "n_paired": np.nan}
 
 
+def _per_scenario(cells: pd.DataFrame, label: str, ids: set[str] | None) -> pd.DataFrame:
+    """The condition ``label``'s counts per scenario (each scenario's cells scored as a
+    condition of its own, so every count is the one Table 2 sums)."""
+    mine = cells.loc[cells["condition"].astype(str) == label].copy()
+    if ids is not None:
+        mine = mine.loc[mine["scenario_id"].astype(str).isin(ids)]
+    mine["condition"] = mine["scenario_id"].astype(str)
+    return condition_scores(mine)
+
+
+def _clustered(
+    base: BuildInputs, head: BuildInputs, label: str, metric: Metric, ids: list[str] | None
+) -> dict | None:
+    """The change's scenario-clustered, unpaired interval from both releases' per-trial
+    verdicts (:func:`analysis.inference._arrays.effective_size_difference`), on the
+    scenarios ``ids`` (None: each release's own); None where it gives none (a side on fewer
+    than 10 scenarios, or no binomial count)."""
+    if not metric.binomial:
+        return None
+    keep = None if ids is None else set(ids)
+    before, after = (_per_scenario(x.cells, label, keep) for x in (base, head))
+    if not len(before) or not len(after):
+        return None
+    low, high = effective_size_difference(
+        after[metric.k], after[metric.n], before[metric.k], before[metric.n]
+    )
+    if np.isnan([low, high]).any():
+        return None
+    return {"ci_low": low, "ci_high": high, "method": EFFECTIVE_SIZE_DIFFERENCE, "n_paired": np.nan}
+
+
 def _paired_cells(base: BuildInputs, head: BuildInputs, label: str, ids: list[str]) -> pd.DataFrame:
     frames = []
     for side, inputs in ((BASE, base), (HEAD, head)):
@@ -168,11 +203,12 @@ def table2_changes(
     unchanged scenarios: ``base, head, change`` (head minus base), ``estimate, ci_low,
     ci_high`` of the change, ``method`` (paired or from counts, and how many scenarios
     were paired), ``n_paired``, and for mean-trial accuracy compared from counts its
-    clustered lower bound (:data:`analysis.compare.bounds.BOUND_COLUMNS`, blank elsewhere).
-    Without per-trial verdicts in both, the unchanged-scenario
-    scope is given only when every scenario of both releases is unchanged (it is then the
-    whole set)."""
-    verdicts = base.cells is not None and head.cells is not None and bool(shared)
+    clustered bound (a floor on a clustered interval's width, not a 95% interval:
+    :data:`analysis.compare.bounds.BOUND_COLUMNS`, blank elsewhere). Without per-trial
+    verdicts in both, the unchanged-scenario scope is given only when every scenario of both
+    releases is unchanged (it is then the whole set)."""
+    both = base.cells is not None and head.cells is not None
+    verdicts = both and bool(shared)
     whole = (
         set(base.scenarios["scenario_id"]) == set(head.scenarios["scenario_id"]) == set(unchanged)
     )
@@ -205,8 +241,11 @@ def table2_changes(
                     "change": value_h - value_b,
                     "estimate": value_h - value_b,
                 }
+                on = ids if scope == UNCHANGED else None  # all: each release's own
                 if paired is not None and metric.paired and len(paired):
                     row.update(_paired(paired, label, metric))
+                elif both and (clustered := _clustered(base, head, label, metric, on)):
+                    row.update(clustered)
                 else:
                     row.update(_from_counts(b.loc[label], h.loc[label], metric))
                     if metric.name == "mean_trial_accuracy" and row["method"] == COUNTS_METHOD:

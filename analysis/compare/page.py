@@ -138,10 +138,12 @@ def page(c: Comparison) -> str:
             "Table 2 values and their change",
             _table(table2, "No condition in both releases.", LEGEND_COLUMNS),
             "Percentages; change is head minus base, with a 95% interval (ci_low, ci_high) "
-            "computed as its method says. Where only counts are compared, mean trial "
-            "accuracy's change also carries its clustered bound (clustered_bound_low, "
-            "clustered_bound_high; design_effect_min_base and design_effect_min_head the "
-            f"design effects). All rows: {TABLES['table2']}.",
+            "computed as its method says (from counts: about these scenarios held fixed, "
+            "trial noise only). Where only counts are compared, mean trial accuracy's change "
+            "also carries its clustered bound (clustered_bound_low, clustered_bound_high; "
+            "design_effect_min_base and design_effect_min_head the design effects): not a 95% "
+            "interval, a floor on the width of a scenario-clustered one. "
+            f"All rows: {TABLES['table2']}.",
         ),
         (
             "ranks",
