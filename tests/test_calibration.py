@@ -241,6 +241,27 @@ HARD = [
         id="rates cluster interval, 5 scenarios (refused: NaN and a note)",
     ),
     pytest.param(
+        "design_effect_bound (Table 2)",
+        "bound",
+        "mean_trial_accuracy",
+        Setting(conditions=1, scenarios=50, icc=0.3, rate=0.5),
+        id="Table 2's band no wider than a covering clustered interval (83% as an interval)",
+    ),
+    pytest.param(
+        "make compare: Newcombe from counts",
+        "interval",
+        "mean_trial_accuracy",
+        Setting(scenarios=106, icc=0.75, pair_corr=0.0, rate=0.5, difference=0.05),
+        id="make compare from counts, these scenarios (70% against the population)",
+    ),
+    pytest.param(
+        "make compare: clustered_change_bound",
+        "bound",
+        "mean_trial_accuracy",
+        Setting(scenarios=20, icc=0.3, pair_corr=0.0, rate=0.5, difference=0.05),
+        id="make compare's clustered bound no wider than a covering clustered interval",
+    ),
+    pytest.param(
         "rank_uncertainty_from_counts (simultaneous)",
         "set",
         "ranks",
