@@ -309,7 +309,7 @@ def with_clustered_columns(table: pd.DataFrame, bounds: pd.DataFrame) -> pd.Data
 def bound_caption(ranked: pd.DataFrame) -> str:
     """What Table 2's band column is, by the release's reads."""
     names = read_names(trials_per_cell(ranked))
-    return f"{CLUSTERED_BAND}: " + BOUND_NOTE.format(**names) + "."
+    return f"{CLUSTERED_BAND[0].upper()}{CLUSTERED_BAND[1:]}: " + BOUND_NOTE.format(**names) + "."
 
 
 def separation_tests(bounds: pd.DataFrame) -> pd.DataFrame:
