@@ -57,13 +57,59 @@ def least_clustered_counts(
     n_no_decision: int = 0,
     assumption: str = NO_NULLS,
 ) -> np.ndarray | None:
-    """Correct trials per cell (sorted) of the histogram with the smallest sum of squares
-    consistent with the counts under ``assumption``; None when no histogram fits them.
+    """Correct trials per cell of the histogram with the smallest sum of squares (so the
+    smallest ANOVA ICC) consistent with a condition's published counts under
+    ``assumption`` (the module's docstring gives the bands each count fixes).
+
+    Parameters
+    ----------
+    n_cells : int
+        The condition's scored cells (scenarios).
+    trials_per_cell : int
+        Trials per cell, m.
+    n_correct : int
+        Correct trials over every cell.
+    n_pass : int
+        Cells with every trial correct.
+    n_modal_correct : int
+        Cells whose modal decision is correct (the pass cells among them).
+    n_no_decision : int
+        Cells with no modal decision (every trial null).
+    assumption : str
+        :data:`NO_NULLS` (no null trial in a cell with a modal decision) or
+        :data:`NULLS_ALLOWED` (weaker: a modal-correct cell may hold as few as 1 correct
+        trial).
+
+    Returns
+    -------
+    ndarray or None
+        The correct trials of each cell, sorted ascending (int, ``n_cells`` long); None
+        when no histogram fits the counts.
+
+    Raises
+    ------
+    ValueError
+        For an unknown ``assumption``.
+
+    See Also
+    --------
+    design_effect_bound : The design effect of this histogram, per condition.
+    anova_icc : The ICC the histogram minimises.
 
     Examples
     --------
     >>> least_clustered_counts(4, 5, 12, 1, 2).tolist()
     [2, 2, 3, 5]
+
+    Six cells, one without a modal decision: allowing null trials lets a modal-correct cell
+    hold 2 correct trials, so the counts spread more evenly.
+
+    >>> least_clustered_counts(6, 5, 14, 1, 3, 1).tolist()
+    [0, 1, 2, 3, 3, 5]
+    >>> least_clustered_counts(6, 5, 14, 1, 3, 1, NULLS_ALLOWED).tolist()
+    [0, 2, 2, 2, 3, 5]
+    >>> least_clustered_counts(4, 5, 30, 1, 2) is None  # more correct trials than can fit
+    True
     """
     m = int(trials_per_cell)
     if assumption not in (NO_NULLS, NULLS_ALLOWED):

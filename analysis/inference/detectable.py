@@ -335,6 +335,12 @@ def detectable_effect(
         than 1 trial, an ICC outside [0, 1), a discordance outside (0, 1], a rate, level or
         power outside (0, 1).
 
+    See Also
+    --------
+    scenarios_needed : Its inverse: the scenarios a difference needs.
+    simulated_power : The power each MDD achieves in simulated releases.
+    release_design : A release's own design, to pass here.
+
     Examples
     --------
     The release's size: 106 scenarios of five trials, a moderate ICC:
@@ -457,8 +463,10 @@ def scenarios_needed(
     ----------
     difference : float
         The difference of proportions to detect, in (0, 1).
-    trials_per_cell, icc, discordance, rate, gate_rate, alpha, power
-        The design, as :func:`detectable_effect` takes it.
+    trials_per_cell : int
+        Trials of a condition on one scenario.
+    icc, discordance, rate, gate_rate, alpha, power : float
+        The rest of the design, as :func:`detectable_effect` takes it.
 
     Returns
     -------
@@ -466,6 +474,11 @@ def scenarios_needed(
         :func:`detectable_effect`'s columns at the scenarios found, with ``difference`` and
         ``scenarios_needed`` (a whole number; missing where no number of scenarios up to
         :data:`MAX_SCENARIOS` does, as for a paired difference beyond the discordance).
+
+    See Also
+    --------
+    detectable_effect : The MDD at a given number of scenarios.
+    rank_gaps : The scenarios Table 2's closest ranks would need.
 
     Examples
     --------
