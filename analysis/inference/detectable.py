@@ -345,11 +345,12 @@ def detectable_effect(
     --------
     The release's size: 106 scenarios of five trials, a moderate ICC:
 
-    >>> table = detectable_effect(106, 5, icc=0.3, discordance=0.2, rate=0.9, gate_rate=0.6)
-    >>> table[["comparison", "mdd"]].round(4).to_dict("records")
-    [{'comparison': 'reasoning floor vs high (paired by scenario)', 'mdd': 0.1203},
-     {'comparison': 'two Table 2 conditions (unpaired, from counts)', 'mdd': 0.0887},
-     {'comparison': 'condition vs reference gate (paired by scenario)', 'mdd': 0.1452}]
+    >>> table = detectable_effect(106, 5, 0.3, discordance=0.2, rate=0.9, gate_rate=0.6)
+    >>> table[["comparison", "mdd"]].round(4)
+                                             comparison     mdd
+    0      reasoning floor vs high (paired by scenario)  0.1203
+    1    two Table 2 conditions (unpaired, from counts)  0.0887
+    2  condition vs reference gate (paired by scenario)  0.1452
     >>> detectable_effect(0)
     Traceback (most recent call last):
     ...
@@ -482,11 +483,12 @@ def scenarios_needed(
 
     Examples
     --------
-    >>> table = scenarios_needed(0.05, 5, icc=0.3, discordance=0.2, rate=0.9, gate_rate=0.6)
-    >>> table[["comparison", "scenarios_needed"]].to_dict("records")
-    [{'comparison': 'reasoning floor vs high (paired by scenario)', 'scenarios_needed': 626},
-     {'comparison': 'two Table 2 conditions (unpaired, from counts)', 'scenarios_needed': 300},
-     {'comparison': 'condition vs reference gate (paired by scenario)', 'scenarios_needed': 880}]
+    >>> table = scenarios_needed(0.05, 5, 0.3, discordance=0.2, rate=0.9, gate_rate=0.6)
+    >>> table[["comparison", "scenarios_needed"]]
+                                             comparison  scenarios_needed
+    0      reasoning floor vs high (paired by scenario)               626
+    1    two Table 2 conditions (unpaired, from counts)               300
+    2  condition vs reference gate (paired by scenario)               880
     """
     difference = _check("difference", difference, 0, 1)
     design = {

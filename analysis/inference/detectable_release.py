@@ -144,8 +144,8 @@ def release_design(
     (40, 5, 0.8)
     >>> round(design["icc"], 3), round(design["discordance"], 3), design["gate_rate"]
     (0.14, 0.335, 0.75)
-    >>> basis["icc"]
-    'median over conditions of the smallest ICC the published counts allow (a lower bound)'
+    >>> basis["rate"]
+    'mean trial accuracy of the leader, a'
     """
     m = trials_per_cell(conditions)
     if m is None:
@@ -238,7 +238,8 @@ def rank_gaps(
     ...     "n_pass5": [20, 14, 14], "n_modal_correct": [33, 30, 30],
     ...     "n_hold_opportunities": [10] * 3, "n_proceed_opportunities": [30] * 3})
     >>> gaps = rank_gaps(conditions)
-    >>> gaps[["upper", "lower", "gap", "icc", "mdd", "resolvable", "scenarios_needed"]].round(3)
+    >>> columns = ["upper", "lower", "gap", "icc", "mdd", "resolvable", "scenarios_needed"]
+    >>> gaps[columns].round(3)
       upper lower    gap    icc    mdd  resolvable  scenarios_needed
     0     a     b  0.100  0.179  0.163       False               101
     1     b     c  0.005  0.102  0.160       False              <NA>

@@ -92,7 +92,7 @@ def adjust_pvalues(
 
     Two families, split by ``metric``, named for the paired contrasts:
 
-    >>> tests = pd.DataFrame({"metric": ["a", "a", "a", "b"], "p": [0.01, 0.02, 0.03, 0.5]})
+    >>> tests = pd.DataFrame({"metric": list("aaab"), "p": [0.01, 0.02, 0.03, 0.5]})
     >>> out = adjust_pvalues(tests, family="metric", named="reasoning-paired")
     >>> out[["metric", "p_holm", "family_size", "family_name"]].round(3)
       metric  p_holm  family_size                                 family_name

@@ -213,7 +213,7 @@ def newcombe_paired_interval(
 
     Examples
     --------
-    >>> low, high = newcombe_paired_interval(both=59, only_first=6, only_second=16, neither=80)
+    >>> low, high = newcombe_paired_interval(59, only_first=6, only_second=16, neither=80)
     >>> round(low, 4), round(high, 4)
     (-0.1186, -0.0046)
     """
@@ -512,7 +512,8 @@ def power_table(paired: pd.DataFrame, alpha: float = 0.05, power: float = 0.8) -
     --------
     >>> from analysis.inference.simulate import simulated_cells
     >>> cells, scenarios = simulated_cells(n_models=1, n_scenarios=60, seed=6)
-    >>> paired = pd.concat([paired_accuracy_difference(cells), paired_binary_difference(cells)])
+    >>> tables = [paired_accuracy_difference(cells), paired_binary_difference(cells)]
+    >>> paired = pd.concat(tables)
     >>> power_table(paired)[["metric", "basis", "estimate", "mdd"]].round(3)
                     metric                    basis  estimate    mdd
     0  mean_trial_accuracy  sd of differences 0.287     0.147  0.106

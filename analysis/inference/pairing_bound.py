@@ -82,7 +82,7 @@ def correlation_needed(
     Examples
     --------
     >>> import pandas as pd
-    >>> conditions = pd.DataFrame({"model": ["m", "m"], "reasoning_level": ["floor", "high"],
+    >>> conditions = pd.DataFrame({"model": "m", "reasoning_level": ["floor", "high"],
     ...     "n_over_refusals": [10, 20], "n_proceed_opportunities": [50, 50]})
     >>> adjusted = pd.DataFrame({"model": ["m", "m"], "metric": ["over_refusal"] * 2,
     ...     "estimate": [0.2, 0.2], "p": [0.03, None]})

@@ -321,8 +321,8 @@ def rank_uncertainty(
     >>> from analysis.inference.simulate import simulated_cells
     >>> cells, scenarios = simulated_cells(n_models=3, n_scenarios=50, seed=4)
     >>> out = rank_uncertainty(cells, n_boot=500)
-    >>> columns = ["estimate", "rank_low", "rank_high", "rank_low_joint", "rank_high_joint"]
-    >>> out.set_index("condition")[columns].round(3)
+    >>> sets = ["rank_low", "rank_high", "rank_low_joint", "rank_high_joint"]
+    >>> out.set_index("condition")[["estimate", *sets]].round(3)
                    estimate  rank_low  rank_high  rank_low_joint  rank_high_joint
     condition
     sim-03 (off)      0.776         1          2               1                2
@@ -424,10 +424,10 @@ def rank_uncertainty_from_counts(
     Trials independent, then each condition's deviations inflated by a design effect of 3:
 
     >>> import pandas as pd
-    >>> conditions = pd.DataFrame({"label": ["a", "b", "c"], "n_trials_correct": [92, 82, 70],
-    ...                            "n_trials": [100, 100, 100], "source": "published"})
-    >>> columns = ["condition", "rank_low", "rank_high", "rank_low_joint", "rank_high_joint",
-    ...            "p_first_shown"]
+    >>> conditions = pd.DataFrame({"label": ["a", "b", "c"], "source": "published",
+    ...                            "n_trials_correct": [92, 82, 70], "n_trials": 100})
+    >>> columns = ["condition", "rank_low", "rank_high", "rank_low_joint",
+    ...            "rank_high_joint", "p_first_shown"]
     >>> rank_uncertainty_from_counts(conditions, n_boot=500)[columns]
       condition  rank_low  rank_high  rank_low_joint  rank_high_joint p_first_shown
     0         a         1          1               1                2         0.988
