@@ -40,9 +40,25 @@ RATIO_RESAMPLES = "; every resample kept (no under-refusal: +inf), order statist
 def anova_icc(n_correct: np.ndarray, n_trials: np.ndarray) -> tuple[float, float]:
     """(ICC, design effect) of binary trials clustered in cells, by one-way ANOVA.
 
-    ``n_correct`` / ``n_trials`` per cluster (clusters with no trial ignored); the average
-    cluster size is Donner's n0 and the design effect is 1 + (n0 - 1) ICC. NaN when fewer than
-    two clusters or no variation at all.
+    The average cluster size is Donner's n0 and the design effect is 1 + (n0 - 1) ICC.
+
+    Parameters
+    ----------
+    n_correct, n_trials : ndarray
+        Correct trials and trials per cluster (a cell: one condition on one scenario), one
+        entry each; clusters with no trial are ignored.
+
+    Returns
+    -------
+    (float, float)
+        The ICC (negative when clusters vary less than independent trials would) and the
+        design effect; NaN both with fewer than two clusters or no variation at all.
+
+    See Also
+    --------
+    clustered_accuracy : Per condition, its ICC and design effect beside its interval.
+    design_effect_bound : The smallest design effect published counts allow.
+    trial_rows : Cells as one binary row per trial, for a trial-level model.
 
     Examples
     --------
@@ -50,6 +66,9 @@ def anova_icc(n_correct: np.ndarray, n_trials: np.ndarray) -> tuple[float, float
     >>> icc, deff = anova_icc(np.array([5, 0, 5, 0]), np.array([5, 5, 5, 5]))
     >>> float(icc), float(deff)
     (1.0, 5.0)
+    >>> icc, deff = anova_icc(np.array([5, 4, 1, 0, 3]), np.array([5, 5, 5, 5, 5]))
+    >>> round(icc, 3), round(deff, 3)
+    (0.507, 3.028)
     """
     keep = n_trials > 0
     c, n = n_correct[keep].astype("float64"), n_trials[keep].astype("float64")
@@ -172,13 +191,36 @@ def trial_rows(cells: pd.DataFrame) -> pd.DataFrame:
     """One binary row per trial of each modal-scored cell (``correct`` 0/1), from the cell
     counts: null trials are wrong; filtered cells are left out.
 
+    Parameters
+    ----------
+    cells : DataFrame
+        Scored cells (``analysis.score_cells``): ``source, scenario_id, condition,
+        n_trials, n_correct, modal_scored``.
+
+    Returns
+    -------
+    DataFrame
+        ``source, scenario_id, condition, correct``: one row per trial, a cell's correct
+        trials first.
+
+    See Also
+    --------
+    pattern_difficulty : A mixed model fitted to these rows.
+    anova_icc : The ICC of the trials within cells.
+
     Examples
     --------
     >>> import pandas as pd
-    >>> cells = pd.DataFrame({"source": ["run"], "scenario_id": ["s"], "condition": ["m (off)"],
-    ...     "n_trials": [3], "n_correct": [2], "modal_scored": [True]})
-    >>> trial_rows(cells)["correct"].tolist()
-    [1, 1, 0]
+    >>> cells = pd.DataFrame({"source": "run", "scenario_id": ["s1", "s2", "s3"],
+    ...     "condition": "m (off)", "n_trials": [3, 2, 4], "n_correct": [2, 0, 4],
+    ...     "modal_scored": [True, True, False]})
+    >>> trial_rows(cells)
+      source scenario_id condition  correct
+    0    run          s1   m (off)        1
+    1    run          s1   m (off)        1
+    2    run          s1   m (off)        0
+    3    run          s2   m (off)        0
+    4    run          s2   m (off)        0
     """
     keep = cells.loc[cells["modal_scored"].to_numpy(dtype=bool)]
     n = keep["n_trials"].to_numpy(dtype="int64")

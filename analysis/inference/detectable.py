@@ -335,15 +335,22 @@ def detectable_effect(
         than 1 trial, an ICC outside [0, 1), a discordance outside (0, 1], a rate, level or
         power outside (0, 1).
 
+    See Also
+    --------
+    scenarios_needed : Its inverse: the scenarios a difference needs.
+    simulated_power : The power each MDD achieves in simulated releases.
+    release_design : A release's own design, to pass here.
+
     Examples
     --------
     The release's size: 106 scenarios of five trials, a moderate ICC:
 
-    >>> table = detectable_effect(106, 5, icc=0.3, discordance=0.2, rate=0.9, gate_rate=0.6)
-    >>> table[["comparison", "mdd"]].round(4).to_dict("records")
-    [{'comparison': 'reasoning floor vs high (paired by scenario)', 'mdd': 0.1203},
-     {'comparison': 'two Table 2 conditions (unpaired, from counts)', 'mdd': 0.0887},
-     {'comparison': 'condition vs reference gate (paired by scenario)', 'mdd': 0.1452}]
+    >>> table = detectable_effect(106, 5, 0.3, discordance=0.2, rate=0.9, gate_rate=0.6)
+    >>> table[["comparison", "mdd"]].round(4)
+                                             comparison     mdd
+    0      reasoning floor vs high (paired by scenario)  0.1203
+    1    two Table 2 conditions (unpaired, from counts)  0.0887
+    2  condition vs reference gate (paired by scenario)  0.1452
     >>> detectable_effect(0)
     Traceback (most recent call last):
     ...
@@ -457,8 +464,10 @@ def scenarios_needed(
     ----------
     difference : float
         The difference of proportions to detect, in (0, 1).
-    trials_per_cell, icc, discordance, rate, gate_rate, alpha, power
-        The design, as :func:`detectable_effect` takes it.
+    trials_per_cell : int
+        Trials of a condition on one scenario.
+    icc, discordance, rate, gate_rate, alpha, power : float
+        The rest of the design, as :func:`detectable_effect` takes it.
 
     Returns
     -------
@@ -467,13 +476,19 @@ def scenarios_needed(
         ``scenarios_needed`` (a whole number; missing where no number of scenarios up to
         :data:`MAX_SCENARIOS` does, as for a paired difference beyond the discordance).
 
+    See Also
+    --------
+    detectable_effect : The MDD at a given number of scenarios.
+    rank_gaps : The scenarios Table 2's closest ranks would need.
+
     Examples
     --------
-    >>> table = scenarios_needed(0.05, 5, icc=0.3, discordance=0.2, rate=0.9, gate_rate=0.6)
-    >>> table[["comparison", "scenarios_needed"]].to_dict("records")
-    [{'comparison': 'reasoning floor vs high (paired by scenario)', 'scenarios_needed': 626},
-     {'comparison': 'two Table 2 conditions (unpaired, from counts)', 'scenarios_needed': 300},
-     {'comparison': 'condition vs reference gate (paired by scenario)', 'scenarios_needed': 880}]
+    >>> table = scenarios_needed(0.05, 5, 0.3, discordance=0.2, rate=0.9, gate_rate=0.6)
+    >>> table[["comparison", "scenarios_needed"]]
+                                             comparison  scenarios_needed
+    0      reasoning floor vs high (paired by scenario)               626
+    1    two Table 2 conditions (unpaired, from counts)               300
+    2  condition vs reference gate (paired by scenario)               880
     """
     difference = _check("difference", difference, 0, 1)
     design = {

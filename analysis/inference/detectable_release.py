@@ -122,8 +122,15 @@ def release_design(
     Returns
     -------
     (dict, dict)
-        The design (:data:`DESIGN_FIELDS`, for
-        :func:`~analysis.inference.detectable.detectable_effect`) and, per field, its basis.
+        The design, ``n_scenarios, trials_per_cell, icc, discordance, rate, gate_rate``
+        (:data:`DESIGN_FIELDS`, the keywords of :func:`detectable_effect`), and, per field,
+        its basis: a sentence saying where the value comes from.
+
+    See Also
+    --------
+    detectable_effect : What the design can detect (``detectable_effect(**design)``).
+    rank_gaps : Table 2's adjacent gaps against the design.
+    design_effect_bound : The smallest ICC counts allow, the ICC without verdicts.
 
     Examples
     --------
@@ -135,6 +142,10 @@ def release_design(
     >>> design, basis = release_design(conditions)
     >>> design["n_scenarios"], design["trials_per_cell"], round(design["rate"], 3)
     (40, 5, 0.8)
+    >>> round(design["icc"], 3), round(design["discordance"], 3), design["gate_rate"]
+    (0.14, 0.335, 0.75)
+    >>> basis["rate"]
+    'mean trial accuracy of the leader, a'
     """
     m = trials_per_cell(conditions)
     if m is None:
@@ -191,11 +202,33 @@ def rank_gaps(
     :func:`condition_iccs`), whether the gap reaches it, and for the first ``needed_for``
     pairs the scenarios a release needs to detect their gap.
 
+    Parameters
+    ----------
+    conditions : DataFrame
+        Published condition counts (``analysis.load_conditions``): ``label`` (or
+        ``condition``), ``n_cells, n_trials, n_trials_correct`` and the counts
+        :func:`design_effect_bound` reads.
+    cells : DataFrame, optional
+        Scored cells; those of ``source == "published"`` give each condition's ANOVA ICC.
+        Without them, the smallest ICC its counts allow (so each MDD is a lower bound).
+    alpha, power : float
+        Two-sided level and power, each in (0, 1).
+    needed_for : int
+        How many pairs, from the top, get ``scenarios_needed`` (each a bisection).
+
     Returns
     -------
     DataFrame
         ``rank, upper, lower, upper_rate, lower_rate, gap, icc, mdd, resolvable,
-        scenarios_needed, method`` (gaps and MDDs as differences of proportions).
+        scenarios_needed, method`` (gaps and MDDs as differences of proportions): one row
+        per adjacent pair, ``rank`` the upper one's rank; empty with fewer than two
+        conditions.
+
+    See Also
+    --------
+    rank_uncertainty_from_counts : Rank sets from the same counts.
+    detectable_effect : The unpaired MDD each row states.
+    analysis.rank_conditions : Table 2's order.
 
     Examples
     --------
@@ -205,9 +238,11 @@ def rank_gaps(
     ...     "n_pass5": [20, 14, 14], "n_modal_correct": [33, 30, 30],
     ...     "n_hold_opportunities": [10] * 3, "n_proceed_opportunities": [30] * 3})
     >>> gaps = rank_gaps(conditions)
-    >>> gaps[["upper", "lower", "gap", "resolvable"]].round(3).to_dict("records")
-    [{'upper': 'a', 'lower': 'b', 'gap': 0.1, 'resolvable': False},
-     {'upper': 'b', 'lower': 'c', 'gap': 0.005, 'resolvable': False}]
+    >>> columns = ["upper", "lower", "gap", "icc", "mdd", "resolvable", "scenarios_needed"]
+    >>> gaps[columns].round(3)
+      upper lower    gap    icc    mdd  resolvable  scenarios_needed
+    0     a     b  0.100  0.179  0.163       False               101
+    1     b     c  0.005  0.102  0.160       False              <NA>
     """
     m = trials_per_cell(conditions)
     columns = [

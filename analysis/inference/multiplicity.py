@@ -46,16 +46,42 @@ def adjust_pvalues(
     """``results`` with Holm (family-wise) and Benjamini-Hochberg (false discovery rate)
     adjusted p-values (pingouin.multicomp) and whether each survives at ``alpha``.
 
-    Tests with no p-value stay out of the family. ``family``: column(s) whose values each
-    make one family (default: all rows are one family). ``named``: a key of
-    :data:`FAMILIES`; each row then carries the family's name (with its ``family`` values)
-    in ``family_name`` and its caveat in ``caveat``.
+    Tests with no p-value stay out of the family (their adjusted columns are NaN and
+    ``family_size`` 0).
+
+    Parameters
+    ----------
+    results : DataFrame
+        One row per test, with its p-value in ``p`` (NaN: not tested), as
+        :func:`unpaired_reasoning` or :func:`paired_binary_difference` return.
+    family : str or list of str, optional
+        The column(s) whose values each make one family, adjusted apart from the others
+        (e.g. ``"metric"``). Default: every row is one family.
+    alpha : float
+        The family-wise error rate (Holm) and false discovery rate (Benjamini-Hochberg) a
+        test must survive, in (0, 1).
+    named : str, optional
+        A key of :data:`FAMILIES`: each row then carries that family's name (followed by
+        its ``family`` values) in ``family_name`` and the family's caveat in ``caveat``.
 
     Returns
     -------
     DataFrame
-        ``results`` plus ``p_holm, p_bh, survives_holm, survives_bh, family_size`` (and
-        ``family_name, caveat`` with ``named``).
+        ``results`` plus ``p_holm, p_bh`` (the adjusted p-values), ``survives_holm,
+        survives_bh`` (adjusted p below ``alpha``) and ``family_size`` (the tests adjusted
+        together), and ``family_name, caveat`` with ``named``. One row is one test, as in
+        ``results``.
+
+    Raises
+    ------
+    ValueError
+        When ``named`` is not a key of :data:`FAMILIES`.
+
+    See Also
+    --------
+    correlation_needed : The pairing an unpaired Holm survivor needs.
+    unpaired_reasoning : Reasoning contrasts from published counts, one test per row.
+    paired_binary_difference : Paired reasoning contrasts, one test per row.
 
     Examples
     --------
@@ -63,6 +89,17 @@ def adjust_pvalues(
     >>> out = adjust_pvalues(pd.DataFrame({"p": [0.01, 0.02, 0.03, 0.5]}))
     >>> out["p_holm"].round(3).tolist(), out["survives_bh"].tolist()
     ([0.04, 0.06, 0.06, 0.5], [True, True, True, False])
+
+    Two families, split by ``metric``, named for the paired contrasts:
+
+    >>> tests = pd.DataFrame({"metric": list("aaab"), "p": [0.01, 0.02, 0.03, 0.5]})
+    >>> out = adjust_pvalues(tests, family="metric", named="reasoning-paired")
+    >>> out[["metric", "p_holm", "family_size", "family_name"]].round(3)
+      metric  p_holm  family_size                                 family_name
+    0      a    0.03            3  reasoning contrasts, paired by scenario: a
+    1      a    0.04            3  reasoning contrasts, paired by scenario: a
+    2      a    0.04            3  reasoning contrasts, paired by scenario: a
+    3      b    0.50            1  reasoning contrasts, paired by scenario: b
     """
     import pingouin as pg  # here, not at import: pingouin loads xarray (a kernel start)
 

@@ -34,7 +34,21 @@ NEWCOMBE_PAIRED = "Newcombe paired hybrid score (method 10)"
 def reasoning_pairs_of(cells: pd.DataFrame) -> pd.DataFrame:
     """Per source, the models with exactly one floor and one high condition in ``cells``.
 
-    Returns one row per pair: ``source, model, floor, high`` (condition labels).
+    Parameters
+    ----------
+    cells : DataFrame
+        Scored cells (``analysis.score_cells``) or any table with ``source, model,
+        reasoning, condition``.
+
+    Returns
+    -------
+    DataFrame
+        ``source, model, floor, high``: one row per model with a reasoning pair, naming its
+        floor and its high condition.
+
+    See Also
+    --------
+    paired_accuracy_difference, paired_binary_difference : The contrasts of these pairs.
 
     Examples
     --------
@@ -177,11 +191,29 @@ def newcombe_paired_interval(
     """Newcombe's hybrid score (square-and-add) interval, his method 10, for
     p_first - p_second of paired binary outcomes from the 2x2 counts: Wilson intervals of the
     two margins combined with the estimated correlation phi, whose numerator ad - bc is
-    reduced by n/2 (not below 0) when positive. NaN bounds when there are no pairs.
+    reduced by n/2 (not below 0) when positive.
+
+    Parameters
+    ----------
+    both, only_first, only_second, neither : int
+        The 2x2 counts of pairs: outcome in both, in the first only, in the second only,
+        in neither.
+    alpha : float
+        1 - the interval's level.
+
+    Returns
+    -------
+    (float, float)
+        The interval's lower and upper bound; NaN bounds when there are no pairs.
+
+    See Also
+    --------
+    paired_binary_difference : Paired contrasts with Tango's score interval.
+    analysis.wilson_interval : The Wilson interval of one proportion.
 
     Examples
     --------
-    >>> low, high = newcombe_paired_interval(both=59, only_first=6, only_second=16, neither=80)
+    >>> low, high = newcombe_paired_interval(59, only_first=6, only_second=16, neither=80)
     >>> round(low, 4), round(high, 4)
     (-0.1186, -0.0046)
     """
@@ -273,22 +305,35 @@ def paired_binary_difference(
     cells : DataFrame
         Scored cells (``analysis.scoring.rules.score_cells``).
     metric : {"modal_accuracy", "over_refusal"}
+        The binary outcome compared: a modal-correct cell, or an over-refusal (a block on a
+        proceed scenario).
     pairs : DataFrame, optional
         ``source, model, floor, high``; default :func:`reasoning_pairs_of` ``(cells)``.
 
     Returns
     -------
     DataFrame
-        As :func:`paired_accuracy_difference`, with ``both, only_high, only_floor, neither``
-        (the 2x2 counts) and ``discordance`` (discordant share of the pairs).
+        One row per reasoning pair: the columns of :func:`paired_accuracy_difference`, with
+        ``both, only_high, only_floor, neither`` (the 2x2 counts of paired scenarios) and
+        ``discordance`` (the discordant share of the pairs).
+
+    See Also
+    --------
+    paired_accuracy_difference : Mean-trial accuracy, paired by scenario.
+    power_table : The difference each contrast could detect.
+    newcombe_paired_interval : Another interval from the same 2x2 counts.
 
     Examples
     --------
     >>> from analysis.inference.simulate import simulated_cells
-    >>> cells, scenarios = simulated_cells(n_models=1, n_scenarios=40, seed=1)
-    >>> out = paired_binary_difference(cells, "over_refusal")
-    >>> out["method"].iloc[0]
-    "Tango's score interval (inverts the McNemar score test)"
+    >>> cells, scenarios = simulated_cells(n_models=1, n_scenarios=60, seed=6)
+    >>> out = paired_binary_difference(cells, "modal_accuracy")
+    >>> out[["contrast", "both", "only_high", "only_floor", "neither"]]
+                 contrast  both  only_high  only_floor  neither
+    0  sim-01: high - off    42         12           1        5
+    >>> out[["estimate", "ci_low", "ci_high", "p"]].round(3)
+       estimate  ci_low  ci_high      p
+    0     0.183   0.079    0.305  0.002
     """
     if metric not in ("modal_accuracy", "over_refusal"):
         raise ValueError(f"metric must be modal_accuracy or over_refusal, not {metric!r}")
@@ -442,14 +487,37 @@ def power_table(paired: pd.DataFrame, alpha: float = 0.05, power: float = 0.8) -
     """Per paired contrast: the minimum detectable difference at its number of scenarios
     given the observed discordance (binary metrics) or spread of differences (mean-trial).
 
+    Parameters
+    ----------
+    paired : DataFrame
+        Paired contrasts, as :func:`paired_accuracy_difference` and
+        :func:`paired_binary_difference` return them (``source, contrast, metric,
+        n_clusters, discordance, sd_diff, estimate``).
+    alpha, power : float
+        Two-sided level and power, each in (0, 1).
+
+    Returns
+    -------
+    DataFrame
+        ``source, contrast, metric, n_clusters, basis, estimate, mdd, method``: one row per
+        contrast, its estimate beside ``mdd`` (:func:`minimum_detectable_difference`, NaN
+        where the design cannot reach the power) and ``basis``, what the MDD rests on.
+
+    See Also
+    --------
+    minimum_detectable_difference : The MDD of one contrast.
+    detectable_effect : The MDD of a design before it is run.
+
     Examples
     --------
-    >>> import pandas as pd
-    >>> row = pd.DataFrame({"source": ["run"], "contrast": ["m"], "metric": ["modal_accuracy"],
-    ...                     "n_clusters": [100], "discordance": [0.2], "sd_diff": [float("nan")],
-    ...                     "estimate": [0.05]})
-    >>> power_table(row)["mdd"].round(3).tolist()
-    [0.124]
+    >>> from analysis.inference.simulate import simulated_cells
+    >>> cells, scenarios = simulated_cells(n_models=1, n_scenarios=60, seed=6)
+    >>> tables = [paired_accuracy_difference(cells), paired_binary_difference(cells)]
+    >>> paired = pd.concat(tables)
+    >>> power_table(paired)[["metric", "basis", "estimate", "mdd"]].round(3)
+                    metric                    basis  estimate    mdd
+    0  mean_trial_accuracy  sd of differences 0.287     0.147  0.106
+    1       modal_accuracy        discordance 0.217     0.183  0.165
     """
     rows = []
     for r in paired.itertuples(index=False):

@@ -47,19 +47,47 @@ def _spread(row: pd.Series, metric: str, trials_per_cell: int) -> tuple[float, i
 def correlation_needed(
     adjusted: pd.DataFrame, conditions: pd.DataFrame, trials_per_cell: int, alpha: float = 0.05
 ) -> pd.Series:
-    """Per row of ``adjusted`` (:func:`~analysis.inference.unpaired_reasoning` after
-    :func:`~analysis.inference.adjust_pvalues` within ``metric``): the smallest correlation
-    across settings its Holm step needs (module docstring); NaN without a p or a spread.
+    """Per row of ``adjusted``: the smallest correlation across the two settings of the
+    per-scenario outcomes at which a paired test would clear the row's Holm step (the
+    module's docstring derives it); NaN without a p-value or a spread.
+
+    Parameters
+    ----------
+    adjusted : DataFrame
+        Reasoning contrasts tested on the published counts: :func:`unpaired_reasoning`
+        after :func:`adjust_pvalues` within ``metric``, with ``model, metric, estimate, p``
+        (``metric`` ``mean_trial_accuracy`` or ``over_refusal``).
+    conditions : DataFrame
+        The published condition counts (``analysis.load_conditions``), one floor and one
+        high row per model of ``adjusted``: ``model, reasoning_level`` and, per metric,
+        ``n_over_refusals, n_proceed_opportunities`` or ``n_cells, n_trials_correct,
+        n_pass5, n_modal_correct, n_hold_opportunities``.
+    trials_per_cell : int
+        Trials of a condition on one scenario (5 in the release).
+    alpha : float
+        The family-wise level the Holm steps are taken at.
+
+    Returns
+    -------
+    Series
+        Float, on ``adjusted``'s index: the lower bound on the correlation the row's
+        contrast needs. Below -1: any correlation will do; above 1: none will.
+
+    See Also
+    --------
+    adjust_pvalues : The Holm adjustment whose steps this reads.
+    unpaired_reasoning : The unpaired contrasts it is computed for.
+    least_clustered_counts : The smallest spread the counts allow.
 
     Examples
     --------
     >>> import pandas as pd
-    >>> conditions = pd.DataFrame({"model": ["m", "m"], "reasoning_level": ["floor", "high"],
+    >>> conditions = pd.DataFrame({"model": "m", "reasoning_level": ["floor", "high"],
     ...     "n_over_refusals": [10, 20], "n_proceed_opportunities": [50, 50]})
-    >>> adjusted = pd.DataFrame({"model": ["m"], "metric": ["over_refusal"],
-    ...     "estimate": [0.2], "p": [0.03]})
-    >>> round(float(correlation_needed(adjusted, conditions, 5).iloc[0]), 3)
-    -0.281
+    >>> adjusted = pd.DataFrame({"model": ["m", "m"], "metric": ["over_refusal"] * 2,
+    ...     "estimate": [0.2, 0.2], "p": [0.03, None]})
+    >>> correlation_needed(adjusted, conditions, 5).round(3).tolist()
+    [-0.281, nan]
     """
     levels = conditions.assign(
         model=conditions["model"].astype(str), level=conditions["reasoning_level"].astype(str)

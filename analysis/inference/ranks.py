@@ -80,11 +80,13 @@ def simultaneous_rank_sets(
 
     Parameters
     ----------
-    estimate : array (conditions,)
-    replicates : array (replicates, conditions)
+    estimate : ndarray, shape (conditions,)
+        Each condition's estimate, higher ranking better.
+    replicates : ndarray, shape (replicates, conditions)
         Bootstrap replicates of ``estimate`` (one resample shared by every condition where
         they are paired). NaN replicates count as no deviation.
     level : float
+        The sets' confidence level, marginal and simultaneous.
     n_clusters : int, optional
         Resampled clusters: bootstrap standard errors are multiplied by sqrt(n / (n - 1)),
         the bootstrap's small-sample shortfall.
@@ -102,6 +104,11 @@ def simultaneous_rank_sets(
         (float, NaN outside the ``leading`` conditions when they are not all),
         ``t_critical_joint`` and ``t_critical`` (per condition): the first step's critical
         values (NaN with a single condition).
+
+    See Also
+    --------
+    rank_uncertainty : Rank sets from a scenario bootstrap of per-trial verdicts.
+    rank_uncertainty_from_counts : Rank sets from published counts.
 
     Examples
     --------
@@ -282,15 +289,52 @@ def rank_uncertainty(
     ``leading`` (default :data:`LEADING`) get rank sets, from the pairs involving one of them
     (``note`` says so; ``leading=None``: every condition, work growing with their square).
 
+    Parameters
+    ----------
+    cells : DataFrame
+        Scored cells (``analysis.score_cells``), of one or more ``source``.
+    n_boot : int
+        Scenario bootstrap resamples.
+    seed : int
+        Seeds the resampling (the ``i``-th source from ``seed + i``).
+    leading : int, None or "auto"
+        The conditions of highest accuracy given rank sets: "auto" every one up to
+        :data:`ALL_PAIRS_UP_TO` conditions, else the :data:`LEADING`; None every one.
+
+    Returns
+    -------
+    DataFrame
+        One row per condition and source, best first: ``source, condition, estimate``
+        (mean-trial accuracy), ``rank``, ``rank_low, rank_high`` (the marginal 95% rank
+        set), ``rank_low_joint, rank_high_joint`` (simultaneous), ``t_critical_joint``,
+        ``p_first, p_first_shown``, ``method, clustering, n_clusters`` (scenarios scored)
+        and, where some conditions get no set, ``note``.
+
+    See Also
+    --------
+    rank_uncertainty_from_counts : The same from published counts alone.
+    simultaneous_rank_sets : The rank sets from any bootstrap replicates.
+    analysis.rank_conditions : Table 2's ranking.
+
     Examples
     --------
     >>> from analysis.inference.simulate import simulated_cells
     >>> cells, scenarios = simulated_cells(n_models=3, n_scenarios=50, seed=4)
     >>> out = rank_uncertainty(cells, n_boot=500)
+    >>> sets = ["rank_low", "rank_high", "rank_low_joint", "rank_high_joint"]
+    >>> out.set_index("condition")[["estimate", *sets]].round(3)
+                   estimate  rank_low  rank_high  rank_low_joint  rank_high_joint
+    condition
+    sim-03 (off)      0.776         1          2               1                2
+    sim-03 (high)     0.752         1          2               1                3
+    sim-01 (high)     0.652         2          6               2                6
+    sim-02 (off)      0.596         3          6               3                6
+    sim-01 (off)      0.576         3          6               3                6
+    sim-02 (high)     0.568         3          6               3                6
+    >>> out["p_first_shown"].tolist()
+    ['0.730', '0.268', '0.002', '< 1/500', '< 1/500', '< 1/500']
     >>> round(float(out["p_first"].sum()), 6)
     1.0
-    >>> bool((out.rank_low_joint <= out.rank_low).all())
-    True
     """
     frames = []
     for offset, (source, part) in enumerate(by_source(cells)):
@@ -343,6 +387,12 @@ def rank_uncertainty_from_counts(
     conditions : DataFrame
         The column named by ``label``, ``n_trials_correct, n_trials`` and (optionally)
         ``source``.
+    n_boot : int
+        Parametric bootstrap draws.
+    seed : int
+        Seeds the draws.
+    label : str
+        The column naming each condition.
     design_effect : array or float, optional
         Each condition's design effect (NaN or below 1: 1), e.g.
         :func:`analysis.inference.design_bound.design_effect_bound`'s ``design_effect_min``.
@@ -351,14 +401,43 @@ def rank_uncertainty_from_counts(
     leading : int, None or "auto"
         The conditions given rank sets, as in :func:`rank_uncertainty`.
 
+    Returns
+    -------
+    DataFrame
+        One row per condition, best first, with :func:`rank_uncertainty`'s columns;
+        ``n_clusters`` is NaN (no scenarios are resampled) and ``clustering`` says what the
+        draws assume.
+
+    Raises
+    ------
+    ValueError
+        When ``conditions`` lacks one of the columns it needs.
+
+    See Also
+    --------
+    rank_uncertainty : Rank sets from per-trial verdicts, the pairing kept.
+    design_effect_bound : The smallest design effect each condition's counts allow.
+    rank_gaps : Whether each adjacent gap is one the release could resolve.
+
     Examples
     --------
+    Trials independent, then each condition's deviations inflated by a design effect of 3:
+
     >>> import pandas as pd
-    >>> conditions = pd.DataFrame({"label": ["a", "b"], "n_trials_correct": [90, 10],
-    ...                            "n_trials": [100, 100], "source": "published"})
-    >>> out = rank_uncertainty_from_counts(conditions, n_boot=500)
-    >>> out["p_first_shown"].tolist(), out["rank_high_joint"].tolist()
-    (['1.000', '< 1/500'], [1, 2])
+    >>> conditions = pd.DataFrame({"label": ["a", "b", "c"], "source": "published",
+    ...                            "n_trials_correct": [92, 82, 70], "n_trials": 100})
+    >>> columns = ["condition", "rank_low", "rank_high", "rank_low_joint",
+    ...            "rank_high_joint", "p_first_shown"]
+    >>> rank_uncertainty_from_counts(conditions, n_boot=500)[columns]
+      condition  rank_low  rank_high  rank_low_joint  rank_high_joint p_first_shown
+    0         a         1          1               1                2         0.988
+    1         b         1          3               1                3         0.012
+    2         c         3          3               2                3       < 1/500
+    >>> rank_uncertainty_from_counts(conditions, n_boot=500, design_effect=3.0)[columns]
+      condition  rank_low  rank_high  rank_low_joint  rank_high_joint p_first_shown
+    0         a         1          3               1                3         0.902
+    1         b         1          3               1                3         0.090
+    2         c         1          3               1                3         0.008
     """
     for column in (label, "n_trials_correct", "n_trials"):
         if column not in conditions:

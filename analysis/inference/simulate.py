@@ -77,18 +77,61 @@ def simulate_release(
     null_rate: float = 0.03,
     seed: int = 0,
 ) -> tuple[pd.DataFrame, pd.DataFrame, pd.DataFrame]:
-    """A simulated release: (trials table, scenarios table, truth).
+    """A simulated release with known truth: (trials table, scenarios table, truth), from
+    the model of the module's docstring.
 
     ``n_models`` models each at ``off`` and ``high`` (2 x ``n_models`` conditions named
-    ``sim-NN (off|high)``); the trials table has source ``run``. The truth has one row per
-    condition: ``condition, model, reasoning, true_accuracy`` (population mean-trial
-    accuracy).
+    ``sim-NN (off|high)``); scenarios are split among the boundary patterns of
+    :data:`PATTERN_MIX`, each with its logit effect and required gate.
+
+    Parameters
+    ----------
+    n_models : int
+        Models, each run at two reasoning settings.
+    n_scenarios : int
+        Scenarios (the release has 106).
+    n_trials : int
+        Trials of each condition on each scenario.
+    scenario_sd : float
+        Standard deviation of the scenario effect (logit scale), shared by every condition.
+    cell_sd : float
+        Standard deviation of the cell effect (logit scale), shared by a cell's trials.
+    null_rate : float
+        Each trial has no decision with probability min(``null_rate``, 1 - q): nulls
+        replace wrong decisions only.
+    seed : int
+        Seeds every draw.
+
+    Returns
+    -------
+    (DataFrame, DataFrame, DataFrame)
+        The trials table as ``analysis.load_trials`` gives it (one row per trial, source
+        ``run``); the scenarios table as ``analysis.load_scenarios`` gives it (one row per
+        scenario: ``scenario_id, expected_action, required_gate, irreversibility,
+        tier_weight, boundary_pattern``); and the truth, one row per condition:
+        ``condition, model, reasoning, true_accuracy`` (population mean-trial accuracy).
+
+    See Also
+    --------
+    analysis.score_cells : Scores the trials into cells for every inference function.
+    simulated_power : The power of each detectable difference in simulated releases.
 
     Examples
     --------
     >>> trials, scenarios, truth = simulate_release(n_models=2, n_scenarios=10, seed=0)
-    >>> len(trials), len(scenarios), len(truth)
-    (200, 10, 4)
+    >>> len(trials), len(scenarios)
+    (200, 10)
+    >>> trials[["scenario_id", "condition", "trial", "commit_permission"]].head(3)
+            scenario_id      condition  trial commit_permission
+    0  sim-scenario-001  sim-01 (high)      1           blocked
+    1  sim-scenario-001  sim-01 (high)      2           blocked
+    2  sim-scenario-001  sim-01 (high)      3           blocked
+    >>> truth.round(3)
+           condition   model reasoning  true_accuracy
+    0   sim-01 (off)  sim-01       off          0.616
+    1  sim-01 (high)  sim-01      high          0.678
+    2   sim-02 (off)  sim-02       off          0.594
+    3  sim-02 (high)  sim-02      high          0.632
     """
     rng = np.random.default_rng(seed)
     pattern_index = _patterns(n_scenarios)
