@@ -147,8 +147,8 @@ def direction_asymmetry(conditions: pd.DataFrame, scenarios: pd.DataFrame) -> Di
     >>> from analysis import load_conditions, load_scenarios
     >>> scenarios = load_scenarios()
     >>> headline = direction_asymmetry(load_conditions(scenarios), scenarios)
-    >>> headline
-    DirectionAsymmetry(over=Ratio(k=471, n=1677), under=Ratio(k=15, n=1500), undecided_proceed_cells=3)
+    >>> headline.over, headline.under, headline.undecided_proceed_cells
+    (Ratio(k=471, n=1677), Ratio(k=15, n=1500), 3)
     >>> headline.over.text(), headline.under.text(), round(float(headline.rate_ratio), 1)
     ('28.1%', '1.0%', 28.1)
 
