@@ -42,7 +42,7 @@ _HOMES: dict[str, str] = {
     "reasoning_contrasts": "analysis.scoring.metrics",
     "pattern_gradient": "analysis.scoring.breakdowns",
     "mirror_gap": "analysis.scoring.breakdowns",
-    "stability": "analysis.scoring.breakdowns",
+    "stability": "analysis.scoring.reads",
     "hardest_scenarios": "analysis.scoring.breakdowns",
     "severity_by_tier": "analysis.scoring.breakdowns",
     "sensitivity_table": "analysis.scoring.sensitivity",

@@ -28,10 +28,9 @@ from analysis.scoring.breakdowns import (
     pool_cells,
     pool_summary,
     severity_by_tier,
-    split_distribution,
-    stability,
 )
 from analysis.scoring.ratio import Ratio
+from analysis.scoring.reads import split_distribution, stability
 from analysis.scoring.rules import score_cells
 from analysis.trials import load_trials
 

@@ -33,10 +33,11 @@ from analysis.paper.sections.mirrors import incident_mirror, mirror_numbers
 from analysis.paper.sections.reasoning import reasoning_figure, reasoning_table
 from analysis.paper.sections.sensitivity import sensitivity_numbers
 from analysis.paper.sections.stability import split_figure, split_table, unanimous_numbers
-from analysis.scoring.breakdowns import pool_cells, split_distribution
+from analysis.scoring.breakdowns import pool_cells
 from analysis.scoring.composition import reconciliation
 from analysis.scoring.metrics import degenerate_gates, reasoning_contrasts
 from analysis.scoring.ranking import rank_conditions
+from analysis.scoring.reads import split_distribution
 
 
 def recorded(table: pd.DataFrame) -> dict[str, dict]:

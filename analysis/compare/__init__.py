@@ -36,12 +36,65 @@ def compare_releases(
     out_root: str | os.PathLike[str] | None = None,
 ) -> Path:
     """Build (or reuse the builds of) releases ``base`` and ``head`` and write their
-    comparison to ``<out_root>/<base>..<head>/`` (default ``compare/``): ``index.html``,
-    ``changes.json`` and the CSV tables. Returns that folder. A release that fails its own
-    verification raises :class:`CompareError`; nothing is written then.
+    comparison.
+
+    Each release is imported, verified and built by the project's own build in
+    ``<out_root>/.builds/<release digest>/``, reused while nothing it reads changed; the
+    comparison goes to ``<out_root>/<base>..<head>/``, each release named by its folder.
+
+    Parameters
+    ----------
+    base : str or PathLike
+        The earlier release's folder.
+    head : str or PathLike
+        The later release's folder.
+    out_root : str or PathLike, optional
+        Where the builds and the comparison go. None: the project's ``compare/``.
+
+    Returns
+    -------
+    Path
+        The comparison's folder: ``index.html`` (the page), ``changes.json`` (its summary
+        and every change) and the CSV tables ``scenarios.csv``, ``conditions.csv``,
+        ``table2-changes.csv`` (each condition's Table 2 values, base and head, with an
+        interval for each change), ``ranks.csv``, ``numbers.csv`` (every cited number) and
+        ``claims.csv`` (the claims ledger).
+
+    Raises
+    ------
+    CompareError
+        A release that fails its own verification or build; nothing is written then.
+
+    See Also
+    --------
+    import_release : The import and verification each side goes through.
+    standings : Runs ranked beside one release's Table 2.
 
     Examples
     --------
+    The imported release compared with itself, in the project's ``compare/`` folder (a
+    build made before, by ``make compare`` or an earlier call, is reused):
+
+    >>> import json
+    >>> import pandas as pd
+    >>> from analysis import paths
+    >>> release = paths.release_dir()
+    >>> folder = compare_releases(release, release)  # doctest: +ELLIPSIS
+    Building ... in ...
+    Building ... in ...
+    >>> folder.name
+    'steerbench-work..steerbench-work'
+    >>> json.loads((folder / "changes.json").read_text())["summary_lines"]
+    ['Comparing steerbench-work (v2026-05) with steerbench-work (v2026-05).', 'Nothing changed.']
+    >>> table2 = pd.read_csv(folder / "table2-changes.csv")
+    >>> table2[["condition", "metric", "base", "head", "change"]].head(3).round(3)
+                condition               metric   base   head  change
+    0  gpt-5.4-nano (off)  mean_trial_accuracy  0.585  0.585     0.0
+    1  gpt-5.4-nano (off)       modal_accuracy  0.575  0.575     0.0
+    2  gpt-5.4-nano (off)             pass_all  0.557  0.557     0.0
+
+    A folder that holds no release is refused:
+
     >>> from analysis.compare import CompareError
     >>> try:
     ...     compare_releases("/no/such/release", "/no/such/release")

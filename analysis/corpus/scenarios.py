@@ -193,22 +193,49 @@ def load_scenarios(
 ) -> pd.DataFrame:
     """The scenario table, one row per scenario, checked against ``MANIFEST.md``.
 
-    Columns: scenario_id, title, expected_action, required_gate, direction,
-    boundary_pattern, pattern_curated, secondary_patterns, functional_category, domain
-    (normalised), raw_domain, action_effect, irreversibility, tier_weight, provenance, tier,
-    is_mirror, mirror_incident, tags, risk_flags, integrity_flags, derived_flag, human_gate.
-    The folders default to ``paths.scenarios_dir()`` and ``paths.results_dir()``, read at
-    the call.
+    Parameters
+    ----------
+    scenario_dir : Path, optional
+        The folder of scenario files. None: ``paths.scenarios_dir()`` (the imported
+        ``data/scenarios``), read at the call.
+    results_dir : Path, optional
+        The release's results folder, for the human labels. None: ``paths.results_dir()``,
+        read at the call.
+
+    Returns
+    -------
+    DataFrame
+        One row per scenario, with columns scenario_id, title, expected_action,
+        required_gate, direction, boundary_pattern, pattern_curated, secondary_patterns,
+        functional_category, domain (normalised), raw_domain, action_effect, irreversibility,
+        tier_weight, provenance, tier, is_mirror, mirror_incident, tags, risk_flags,
+        integrity_flags, derived_flag, human_gate.
+
+    Raises
+    ------
+    ScenarioError
+        A scenario file is unreadable or disagrees with the manifest.
+
+    See Also
+    --------
+    load_trials : The per-trial verdicts on these scenarios.
+    load_conditions : The published conditions' counts on them.
+    with_metadata : Scenario columns appended to trials or cells.
 
     Examples
     --------
     On the imported release:
 
     >>> scenarios = load_scenarios()
-    >>> scenarios["scenario_id"].is_unique
-    True
-    >>> {"scenario_id", "required_gate", "boundary_pattern"} <= set(scenarios.columns)
-    True
+    >>> len(scenarios), scenarios["scenario_id"].is_unique
+    (106, True)
+    >>> scenarios["required_gate"].value_counts()
+    required_gate
+    allowed    56
+    blocked    50
+    Name: count, dtype: int64
+    >>> scenarios.loc[0, ["scenario_id", "required_gate", "tier_weight"]].to_dict()
+    {'scenario_id': 'account-cancellation-001', 'required_gate': 'blocked', 'tier_weight': 4}
     """
     scenario_dir = Path(scenario_dir or paths.scenarios_dir())
     results_dir = Path(results_dir or paths.results_dir())

@@ -39,8 +39,27 @@ def table_html(frame: pd.DataFrame, caption: str | None = None) -> str:
 
 
 def browse(frame: pd.DataFrame, caption: str | None = None) -> None:
-    """Show ``frame`` in a notebook as a table to sort (click a header), search and filter
-    (a box under each column), offline. Outside a notebook, nothing is shown.
+    """Show ``frame`` in a notebook as a table to sort, search and filter, offline.
+
+    Click a header to sort; a box under each column filters it. Outside a notebook,
+    nothing is shown.
+
+    Parameters
+    ----------
+    frame : DataFrame
+        Any table, such as :func:`rates` or :func:`flips` returns.
+    caption : str, optional
+        A caption above the table.
+
+    Returns
+    -------
+    None
+        The table is displayed (IPython's ``display``), not returned.
+
+    See Also
+    --------
+    rates : Rates with intervals, a long table to browse.
+    flips : Two conditions paired by scenario, one row per scenario.
 
     Examples
     --------
@@ -52,6 +71,13 @@ def browse(frame: pd.DataFrame, caption: str | None = None) -> None:
     >>> browse(frame, caption="Two conditions")  # doctest: +ELLIPSIS
     <IPython.core.display.HTML object>
     ...
+
+    The table it shows, with its caption and the values of every row:
+
+    >>> from analysis.exploring.interactive_table import table_html
+    >>> html = table_html(frame, caption="Two conditions")
+    >>> "Two conditions" in html, "b (off)" in html, "0.6" in html
+    (True, True, True)
     """
     global _initialised
     from IPython.display import HTML, display

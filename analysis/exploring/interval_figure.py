@@ -81,18 +81,46 @@ def plot_rates(
     kind: str = "point",
     title: str | None = None,
 ) -> Figure:
-    """A figure of ``frame`` (rows with ``estimate, ci_low, ci_high`` as fractions, such as
-    :func:`analysis.exploring.rate_table.rates` returns): one row per ``y`` value, one colour
-    per ``hue`` value (dodged), one panel per ``col`` value (default ``metric`` when the frame holds
-    several metrics and ``hue`` is not ``metric``). ``kind`` is ``point`` or ``bar``. An
-    estimate without an interval (NaN bounds) is drawn alone; a row with no estimate is left
-    blank. Each place (``y``, ``hue``, ``col``) holds one row: conditions of one name from
-    several sources are labelled ``"source: name"``; other rows sharing a place (several
-    conditions per ``y`` value, say) are a ``ValueError`` naming how to tell them apart.
-    At most ``FIGURE_ROWS`` ``y`` values are drawn (more is a ``ValueError``: filter
-    first). The house style applies to this figure alone: the caller's settings and
-    backend are left as they were. The figure is not pyplot's: a notebook shows it as a
-    cell's last value (``display(fig)`` elsewhere); ``fig.savefig`` writes it.
+    """A figure of precomputed intervals: one row per ``y`` value, one colour per ``hue``
+    value (dodged), one panel per ``col`` value.
+
+    An estimate without an interval (NaN bounds) is drawn alone; a row with no estimate is
+    left blank. At most ``FIGURE_ROWS`` ``y`` values are drawn. The house style applies to
+    this figure alone: the caller's settings and backend are left as they were. The figure
+    is not pyplot's: a notebook shows it as a cell's last value (``display(fig)``
+    elsewhere); ``fig.savefig`` writes it.
+
+    Parameters
+    ----------
+    frame : DataFrame
+        Rows with ``estimate, ci_low, ci_high`` as fractions, such as :func:`rates` returns.
+    y : str
+        The column whose values are the figure's rows.
+    hue : str, optional
+        The column whose values get one colour each, dodged within a row.
+    col : str, optional
+        The column whose values get one panel each. None: ``metric`` when the frame holds
+        several metrics and ``hue`` is not ``metric``.
+    kind : {"point", "bar"}
+        Points with interval lines, or bars with error lines.
+    title : str, optional
+        The figure's title.
+
+    Returns
+    -------
+    Figure
+        A matplotlib figure (not registered with pyplot), the rates in percent.
+
+    Raises
+    ------
+    ValueError
+        Rows sharing a place (``y``, ``hue``, ``col``) that are not one condition's name in
+        several sources (those are labelled ``"source: name"``), naming how to tell them
+        apart; or more than ``FIGURE_ROWS`` ``y`` values (filter first).
+
+    See Also
+    --------
+    rates : The rows with intervals this draws.
 
     Examples
     --------
@@ -108,6 +136,11 @@ def plot_rates(
     >>> fig = plot_rates(frame, y="condition")
     >>> [label.get_text() for label in fig.axes[0].get_yticklabels()]
     ['a (off)', 'b (off)']
+
+    The estimates, lower and upper bounds as drawn, in percent:
+
+    >>> [line.get_xdata().tolist() for line in fig.axes[0].lines]
+    [[80.0, 60.0], [70.0, 45.0], [88.0, 73.0]]
     """
     missing = [c for c in (*_NEEDS, y, hue, col) if c is not None and c not in frame.columns]
     if missing:

@@ -107,11 +107,37 @@ def with_scenario_columns(
 
 
 def with_metadata(frame: pd.DataFrame, scenarios: pd.DataFrame) -> pd.DataFrame:
-    """``frame`` (trials or scored cells) with :data:`SCENARIO_METADATA`,
-    ``reasoning_level`` and ``condition_label`` appended (see the module's docstring for
-    their dtypes). Every row stays as it was: nothing is added together.
+    """``frame`` (trials or scored cells) with the scenario columns, ``reasoning_level`` and
+    ``condition_label`` appended.
 
-    Raises ``ValueError`` naming the scenario ids ``scenarios`` lacks.
+    Every row stays as it was: nothing is added together. The appended columns'
+    dtypes are described in :mod:`analysis.exploring.joined`.
+
+    Parameters
+    ----------
+    frame : DataFrame
+        Trials (:func:`load_trials`) or scored cells (:func:`score_cells`): at least
+        ``scenario_id``, ``source``, ``model``, ``reasoning`` and ``condition``.
+    scenarios : DataFrame
+        The scenario table (:func:`load_scenarios`), holding every scenario id of ``frame``.
+
+    Returns
+    -------
+    DataFrame
+        ``frame``'s rows and columns, then :data:`~analysis.exploring.joined.SCENARIO_METADATA`
+        (``domain``, ``action_effect``, ``boundary_pattern``, ``direction``,
+        ``irreversibility``, ``required_gate``), ``reasoning_level`` (``floor`` or
+        ``high``) and ``condition_label``.
+
+    Raises
+    ------
+    ValueError
+        Naming the scenario ids ``scenarios`` lacks.
+
+    See Also
+    --------
+    rates : Rates by any of these columns, joined the same way.
+    load_scenarios : The scenario table.
 
     Examples
     --------

@@ -188,10 +188,19 @@ def flips(
     ----------
     data : DataFrame
         Scored cells or trials (scored here; ``scenarios`` default ``load_scenarios()``).
+    first, second : str, optional
+        The two conditions' labels (``"model (reasoning)"``), or ``"source: condition"``
+        where a name is in several sources; ``second`` minus ``first`` is the change.
+    model : str, optional
+        Instead of ``first`` and ``second``: a model with one floor and one high
+        condition (first = floor, second = high).
     source : str, optional
         The source holding both conditions, when several do (two sides of two sources:
         name them ``"source: condition"``; ``source`` is then both, comma-separated, and
         ``first`` / ``second`` carry their source).
+    scenarios : DataFrame, optional
+        The scenario table, to score trials and to name the scenarios (default
+        ``load_scenarios()``, read only when needed).
 
     Returns
     -------
@@ -202,6 +211,12 @@ def flips(
         ``fixed`` (wrong, then correct), ``broke`` (correct, then wrong), ``both correct``,
         ``both wrong``, or ``unpaired`` where either side has no modal decision.
 
+    See Also
+    --------
+    flip_test : The paired test on this table.
+    rates : Rates with intervals by any column.
+    analysis.inference.paired_binary_difference : The paired difference for many models.
+
     Examples
     --------
     >>> from analysis.inference.simulate import simulated_cells
@@ -209,6 +224,14 @@ def flips(
     >>> table = flips(cells, model="sim-01")
     >>> table[["first", "second"]].iloc[0].tolist()
     ['sim-01 (off)', 'sim-01 (high)']
+    >>> table["change"].value_counts()
+    change
+    both correct    29
+    both wrong       5
+    fixed            3
+    broke            3
+    unpaired         0
+    Name: count, dtype: int64
     """
     from analysis.exploring.rate_table import as_cells
 
@@ -268,13 +291,29 @@ def _changes(first: pd.Series, second: pd.Series) -> pd.Categorical:
 
 
 def flip_test(table: pd.DataFrame) -> pd.DataFrame:
-    """The paired test on a :func:`flips` table: modal accuracy, second minus first, on the
-    scenarios both decided; McNemar's score test and Tango's score interval, as
-    ``analysis.inference.paired_binary_difference`` computes them (fewer than
-    ``MIN_CLUSTERS`` pairs: NaN bounds and p, and a note).
+    """The paired test on a :func:`flips` table: modal accuracy, second minus first.
 
-    Returns one row: ``source, first, second, metric, estimate, ci_low, ci_high, p, test,
-    method, n_clusters, n_unpaired, both, fixed, broke, neither, note``.
+    Only the scenarios both conditions decided count; McNemar's score test and Tango's score
+    interval are computed as ``analysis.inference.paired_binary_difference`` computes them
+    (fewer than ``MIN_CLUSTERS`` pairs: NaN bounds and p, and a note).
+
+    Parameters
+    ----------
+    table : DataFrame
+        A :func:`flips` table: two conditions paired scenario by scenario.
+
+    Returns
+    -------
+    DataFrame
+        One row: ``source, first, second, metric`` (``modal_accuracy``), ``estimate``
+        (second minus first), its 95% interval ``ci_low, ci_high``, the test's ``p``,
+        ``test`` and ``method``, ``n_clusters`` (scenarios paired), ``n_unpaired``, the
+        discordance counts ``both, fixed, broke, neither`` and a ``note``.
+
+    See Also
+    --------
+    flips : The table this tests.
+    analysis.inference.paired_binary_difference : The same test for every model at once.
 
     Examples
     --------
@@ -284,6 +323,9 @@ def flip_test(table: pd.DataFrame) -> pd.DataFrame:
     >>> test[["metric", "n_clusters", "fixed", "broke"]]
                metric  n_clusters  fixed  broke
     0  modal_accuracy          40      3      3
+    >>> test[["estimate", "ci_low", "ci_high", "p"]].round(3)
+       estimate  ci_low  ci_high    p
+    0       0.0   -0.14     0.14  1.0
     """
     change = table["change"].astype(str)
     counts = {name: int((change == name).sum()) for name in CHANGES}

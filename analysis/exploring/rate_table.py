@@ -273,6 +273,13 @@ def rates(
         n_scenarios, note`` (and with ``pool``, ``n_conditions, conditions``);
         ``estimate`` is k / n (NaN, with NaN bounds, where n is 0).
 
+    See Also
+    --------
+    plot_rates : These rows drawn, one interval per row.
+    flips : Two conditions paired scenario by scenario, and their paired test.
+    with_metadata : The scenario columns ``by`` can name.
+    wilson_interval : The Wilson interval of ``ci="wilson"``.
+
     Examples
     --------
     >>> from analysis.inference.simulate import simulated_cells

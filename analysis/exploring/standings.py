@@ -192,6 +192,12 @@ def standings(
         ``run, versus, versus_source, metric, estimate, ci_low, ci_high, p, method,
         pairing, ignores, n_clusters, note``.
 
+    See Also
+    --------
+    rank_conditions : Table 2's order, on the published conditions alone.
+    run_gate : A gate run into a run root, to stand here.
+    analysis.inference.rank_uncertainty_from_counts : The rank sets.
+
     Examples
     --------
     On the imported release (its sample cell is a run):

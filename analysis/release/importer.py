@@ -324,11 +324,58 @@ def recover_import(data_dir: Path | None = None) -> bool:
 def import_release(release_dir: Path | None = None, data_dir: Path | None = None) -> Verification:
     """Verify the release and swap its copy into ``data_dir``: all or nothing.
 
+    Every file the release pins (``CHECKSUMS.sha256``) is copied and its sha256 checked; only
+    when all match does the copy replace what ``data_dir`` held (``scenarios/``,
+    ``runs/<version>/``, the sample run), and the reference policies' table is remade for
+    the release's scenarios. A refused release leaves ``data_dir`` as it was.
+
+    Parameters
+    ----------
+    release_dir : Path, optional
+        The release folder (a checkout of ``steerbench-work``). None: ``$RELEASE_DIR``, else
+        ``../shared/steerbench-work`` (``paths.release_dir``).
+    data_dir : Path, optional
+        The folder to import into. None: the project's ``data/`` (or
+        ``$STEERBENCH_DATA_DIR``), read at the call.
+
+    Returns
+    -------
+    Verification
+        What the check found: ``version`` and ``scenario_set`` of the release, its
+        ``digest``, the files ``verified``, those pinned but ``absent``, those ``unverified``
+        (read as the sample run), and ``reference_policies`` (what became of their table);
+        ``summary()`` says it in a few lines, as ``make data`` prints it.
+
+    Raises
+    ------
+    ReleaseError
+        The folder holds no release, or a file does not match its pinned hash (every
+        mismatch listed); nothing is imported then.
+
+    See Also
+    --------
+    load_scenarios : The imported scenarios as a table.
+    load_trials : The imported per-trial verdicts as a table.
+    compare_releases : Two releases imported, built and compared.
+
     Examples
     --------
+    The release imported into a temporary folder (the project's ``data/`` is left alone):
+
+    >>> import tempfile
+    >>> from pathlib import Path
+    >>> from analysis import paths
+    >>> data = Path(tempfile.mkdtemp())
+    >>> found = import_release(paths.release_dir(), data)
+    >>> found.version, found.scenario_set, len(found.verified)
+    ('v2026-05', 'steerbench-work-2026-05', 120)
+    >>> found.absent
+    ['results/v2026-05/scenarios-detail.json']
+    >>> sorted(folder.name for folder in (data / "runs").iterdir())
+    ['sample-artifacts', 'v2026-05']
+
     A folder that holds no release is refused, and nothing is written:
 
-    >>> from pathlib import Path
     >>> import_release(Path("/no/such/release"), Path("/no/such/data"))  # doctest: +ELLIPSIS
     Traceback (most recent call last):
         ...

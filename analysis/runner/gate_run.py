@@ -107,29 +107,29 @@ def run_gate(
 
     Parameters
     ----------
-    gate
+    gate : callable, str or Gate
         A function ``(system: str, user: str, scenario_id: str) -> str`` returning the reply's
         text, or ``"MODULE:FUNCTION"`` naming one (MODULE importable or a path to a ``.py``
         file); a reference policy's name (``"always-hold"``, ``"always-proceed"``,
         ``"surface-flag"``); or a gate object (:class:`analysis.runner.gates.Gate`).
-    out
+    out : str or PathLike
         The run root to write or resume.
-    inputs
+    inputs : PinnedInputs, optional
         The pinned inputs (default: the imported release's, ``load_pinned_inputs()``).
-    label, reasoning_label
+    label, reasoning_label : str, optional
         A Python gate's condition name (default: the function's name) and reasoning label
         (default ``off``).
-    trials
+    trials : int, default 5
         Trials per cell.
-    run_id, shard, scenario_ids
+    run_id, shard, scenario_ids : str, tuple of (int, int), sequence of str, optional
         As ``--run-id``, ``--shard i/n`` and ``--scenarios`` (default: every scenario).
-    concurrency
+    concurrency : int, default 1
         Threads calling the gate at once (a Python gate function must then be thread-safe).
-    settings
+    settings : dict, optional
         Run settings recorded in ``RUN_PLAN.json`` (not part of the run's identity).
-    scenarios_dir
+    scenarios_dir : Path, optional
         The scenario files, for the manifest's metadata (default: the imported ones).
-    progress
+    progress : bool, default True
         Draw the progress bar (only when standard error is a terminal).
 
     Returns
@@ -148,6 +148,11 @@ def run_gate(
         Before anything is written.
     RunInterrupted
         On ``KeyboardInterrupt``; every trial file on disk is complete.
+
+    See Also
+    --------
+    load_trials : The run's trials read back.
+    standings : The run ranked beside Table 2.
 
     Examples
     --------

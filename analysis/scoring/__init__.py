@@ -4,8 +4,9 @@ Owns the published scoring rules (``rules``: ``score_cells``, ``condition_scores
 pair and its Wilson interval (``ratio``, ``intervals``), the leaderboard's rows read and
 checked against the scenarios (``leaderboard``), Table 2 ranked and printed (``ranking``),
 the per-trial verdicts checked against them (``crosscheck``), and the descriptive tables:
-directional and reasoning metrics (``metrics``), pattern, mirror, stability, severity and
-hardest-scenario breakdowns (``breakdowns``), relabelling sensitivity (``sensitivity``) and
+directional and reasoning metrics (``metrics``), pattern, mirror, severity and
+hardest-scenario breakdowns (``breakdowns``), the three reads of the same trials ranked and
+their splits (``reads``: ``stability``), relabelling sensitivity (``sensitivity``) and
 corpus composition (``composition``). Nothing here is inferential beyond a Wilson interval;
 that is :mod:`analysis.inference`.
 

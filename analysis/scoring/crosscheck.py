@@ -309,14 +309,50 @@ def load_checked_cells(
     runs_dir: Path | None = None,
     conditions: pd.DataFrame | None = None,
 ) -> tuple[pd.DataFrame, pd.DataFrame]:
-    """(trials, cells) of every verdict found (``verdict_paths`` None: auto-detected under
-    ``runs_dir``, default ``paths.runs_dir()``); when published per-trial verdicts are among
-    them, their cell records must match their trials and their counts the published leaderboard
-    (:class:`CrossCheckError` otherwise). The cells come pooled by
-    :func:`analysis.scoring.breakdowns.pool_cells`: ``source`` names each cell's pool (the published
-    conditions together, the conditions named in ``pool`` together, any other alone).
-    ``conditions``, when the caller has loaded them already, are the published conditions
-    the counts are checked against (else ``load_conditions(scenarios, results_dir)``).
+    """The trials and scored cells of every verdict found, checked against the release.
+
+    When published per-trial verdicts are among them, their cell records must match their
+    trials and their counts the published leaderboard. The cells come pooled by
+    :func:`analysis.scoring.breakdowns.pool_cells`: ``source`` names each cell's pool (the
+    published conditions together, the conditions named in ``pool`` together, any other
+    alone).
+
+    Parameters
+    ----------
+    scenarios : DataFrame
+        The scenario table (:func:`load_scenarios`).
+    verdict_paths : sequence of str or Path, optional
+        The verdict files, run roots or tidy tables to read (as :func:`load_trials` reads
+        them). None: every verdict found under ``runs_dir``.
+    results_dir : Path, optional
+        The release's results folder, for the published counts. None:
+        ``paths.results_dir()``.
+    pool : sequence of str, optional
+        Conditions (or sources) to pool together, as the published ones are.
+    runs_dir : Path, optional
+        The runs folder searched when ``verdict_paths`` is None. None: ``paths.runs_dir()``.
+    conditions : DataFrame, optional
+        The published conditions the counts are checked against, when the caller has
+        loaded them already. None: ``load_conditions(scenarios, results_dir)``.
+
+    Returns
+    -------
+    trials : DataFrame
+        Every trial read, as :func:`load_trials` returns them.
+    cells : DataFrame
+        One row per (source, scenario, condition) cell, as :func:`score_cells` returns them,
+        ``source`` naming the cell's pool and ``pool_of`` its original source.
+
+    Raises
+    ------
+    CrossCheckError
+        Published per-trial verdicts whose cells or counts disagree with the release.
+
+    See Also
+    --------
+    load_trials : The trials alone, unchecked.
+    score_cells : The scoring of one trials table.
+    mirror_gap, hardest_scenarios, sensitivity_table : Tables read from these cells.
 
     Examples
     --------
@@ -326,6 +362,13 @@ def load_checked_cells(
     >>> trials, cells = load_checked_cells(load_scenarios())
     >>> int(cells.groupby(["source", "scenario_id", "condition"], observed=True).size().max())
     1
+    >>> cells.groupby("source", observed=True)["n_correct"].sum()
+    source
+    reference-policy: always-hold (policy)       250
+    reference-policy: always-proceed (policy)    280
+    reference-policy: surface-flag (policy)      430
+    run: gpt-5.4-mini (off)                        5
+    Name: n_correct, dtype: int64
     """
     with json_read_once():  # a verdict file is parsed once, for its trials and its records
         with warnings.catch_warnings():  # source_summary says so, beside the pools

@@ -10,17 +10,41 @@ from statsmodels.stats.proportion import confint_proportions_2indep, proportion_
 
 
 def wilson_interval(k: int | np.ndarray, n: int | np.ndarray) -> tuple:
-    """Wilson score 95% interval for k successes out of n, as fractions (lower, upper).
+    """Wilson score 95% interval for ``k`` successes out of ``n``, as fractions.
 
     Each bound is clipped to the estimate k / n, so the distance from the estimate to either
     bound is never negative (at 7/7 the upper bound computes as 0.9999999999999999). Where
     n is 0 both bounds are NaN, without a warning.
+
+    Parameters
+    ----------
+    k : int or ndarray
+        Successes.
+    n : int or ndarray
+        Trials, of the same shape as ``k`` (or broadcastable to it).
+
+    Returns
+    -------
+    tuple of (float or ndarray, float or ndarray)
+        The lower and upper bounds, each of ``k``'s shape.
+
+    See Also
+    --------
+    rates : Rates with Wilson or scenario-clustered intervals, by any column.
+    analysis.inference.clustered_accuracy : Scenario-clustered intervals for accuracy.
 
     Examples
     --------
     >>> low, high = wilson_interval(7, 10)
     >>> round(float(low), 4), round(float(high), 4)
     (0.3968, 0.8922)
+
+    Many at once, and an empty count:
+
+    >>> import numpy as np
+    >>> low, high = wilson_interval(np.array([0, 5, 3]), np.array([10, 10, 0]))
+    >>> low.round(4), high.round(4)
+    (array([0.    , 0.2366,    nan]), array([0.2775, 0.7634,    nan]))
     """
     with np.errstate(divide="ignore", invalid="ignore"), warnings.catch_warnings():
         warnings.simplefilter("ignore", RuntimeWarning)  # statsmodels' own 0/0 at n = 0

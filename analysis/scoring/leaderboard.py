@@ -365,8 +365,38 @@ def check_leaderboard(
 def load_conditions(scenarios: pd.DataFrame, results_dir: Path | None = None) -> pd.DataFrame:
     """The published model conditions as counts, after the cross-check.
 
-    Raises :class:`CrossCheckError` listing every field whose published string is not what
-    its counts give. ``results_dir`` defaults to ``paths.results_dir()``, read at the call.
+    Each published string of the leaderboard (a rate, its counts) is parsed to integer
+    counts, and every field is checked against what its counts give.
+
+    Parameters
+    ----------
+    scenarios : DataFrame
+        The scenario table (:func:`load_scenarios`), for the opportunities and tier weights
+        the counts are checked against.
+    results_dir : Path, optional
+        The release's results folder holding ``leaderboard.json``. None:
+        ``paths.results_dir()``, read at the call.
+
+    Returns
+    -------
+    DataFrame
+        One row per published condition (``source`` ``published``): its ``label``,
+        ``condition``, ``model``, ``reasoning`` and ``reasoning_level``, the integer counts
+        ``condition_scores`` gives for scored cells (``n_trials``, ``n_trials_correct``,
+        ``n_cells``, ``n_modal_correct``, ``n_pass5``, the hold and proceed opportunities
+        and their misses, ``n_no_decision``, ``weight_scored``, ``weight_missed``), and the
+        release's ``note`` on the condition.
+
+    Raises
+    ------
+    CrossCheckError
+        Listing every field whose published string is not what its counts give.
+
+    See Also
+    --------
+    rank_conditions : These conditions in Table 2's order.
+    condition_scores : The same counts from per-trial verdicts.
+    load_checked_cells : Per-trial verdicts checked against these counts.
 
     Examples
     --------
@@ -374,8 +404,13 @@ def load_conditions(scenarios: pd.DataFrame, results_dir: Path | None = None) ->
 
     >>> from analysis import load_scenarios
     >>> conditions = load_conditions(load_scenarios())
-    >>> bool((conditions["n_trials_correct"] <= conditions["n_trials"]).all())
-    True
+    >>> len(conditions)
+    30
+    >>> conditions[["condition", "n_trials", "n_trials_correct", "n_over_refusals"]].head(3)
+                 condition  n_trials  n_trials_correct  n_over_refusals
+    0   gpt-5.4-nano (off)       530               310               45
+    1  gpt-5.4-nano (high)       530               405               25
+    2   gpt-5.4-mini (off)       530               487                7
     """
     results_dir = Path(results_dir or paths.results_dir())
     manifest_path = results_dir / paths.RELEASE_MANIFEST

@@ -106,12 +106,54 @@ def undecided_proceed_cells(conditions: pd.DataFrame, scenarios: pd.DataFrame) -
 
 
 def direction_asymmetry(conditions: pd.DataFrame, scenarios: pd.DataFrame) -> DirectionAsymmetry:
-    """The headline: pooled directional misses and opportunities of one source's conditions,
-    each covering every scenario (conditions of several sources are refused: they are never
-    pooled by accident).
+    """The headline: pooled directional misses and opportunities of one source's conditions.
+
+    Over-refusals (holding where the scenario requires proceeding) and under-refusals
+    (proceeding where it requires holding) are summed over the conditions, each covering
+    every scenario; conditions of several sources are refused, so they are never pooled by
+    accident.
+
+    Parameters
+    ----------
+    conditions : DataFrame
+        One source's conditions with their counts, as :func:`load_conditions` or
+        :func:`condition_scores` returns them.
+    scenarios : DataFrame
+        The scenario table (:func:`load_scenarios`), for the proceed-labelled cells left
+        without a modal decision.
+
+    Returns
+    -------
+    DirectionAsymmetry
+        ``over`` and ``under``: :class:`~analysis.scoring.ratio.Ratio` of misses ``k`` out of
+        opportunities ``n``; ``undecided_proceed_cells``: proceed-labelled cells with no
+        modal decision. ``rate_ratio`` is the over-refusal rate over the under-refusal rate.
+
+    Raises
+    ------
+    ValueError
+        Conditions of several sources.
+
+    See Also
+    --------
+    analysis.inference.pooled_direction_asymmetry : The same rates with scenario-clustered
+        intervals.
+    sensitivity_table : The two rates under three checks.
 
     Examples
     --------
+    On the imported release, pooled over the published conditions:
+
+    >>> from analysis import load_conditions, load_scenarios
+    >>> scenarios = load_scenarios()
+    >>> headline = direction_asymmetry(load_conditions(scenarios), scenarios)
+    >>> headline.over, headline.under, headline.undecided_proceed_cells
+    (Ratio(k=471, n=1677), Ratio(k=15, n=1500), 3)
+    >>> headline.over.text(), headline.under.text(), round(float(headline.rate_ratio), 1)
+    ('28.1%', '1.0%', 28.1)
+
+    On simulated cells:
+
     >>> from analysis import condition_scores
     >>> from analysis.inference.simulate import simulated_cells
     >>> cells, scenarios = simulated_cells(n_models=1, n_scenarios=8, seed=0)
@@ -232,15 +274,40 @@ def reasoning_contrasts(conditions: pd.DataFrame) -> pd.DataFrame:
     proportions (Newcombe), computed from the counts: unpaired, since the published counts
     do not pair trials. The paper reports these descriptively, with no significance test.
 
+    Parameters
+    ----------
+    conditions : DataFrame
+        Conditions with their counts (:func:`load_conditions`); each model with one floor
+        and one high reasoning condition is contrasted.
+
+    Returns
+    -------
+    DataFrame
+        One row per model: each side's counts (suffixes ``_floor`` and ``_high``), its
+        reasoning setting (``reasoning_floor``, ``reasoning_high``), and for
+        ``mean_trial_accuracy`` and ``over_refusal`` the two rates, their difference
+        (``_diff``, high minus floor) and its 95% bounds (``_diff_low``, ``_diff_high``).
+
+    See Also
+    --------
+    analysis.inference.unpaired_reasoning : The same contrasts with scenario-clustered
+        intervals.
+    analysis.inference.paired_accuracy_difference : Floor against high, paired by scenario.
+    flips : Two conditions paired scenario by scenario.
+
     Examples
     --------
     On the imported release:
 
     >>> from analysis import load_conditions, load_scenarios
-    >>> conditions = load_conditions(load_scenarios())
-    >>> contrasts = reasoning_contrasts(conditions)
-    >>> set(contrasts["model"]) <= set(conditions["model"])
-    True
+    >>> contrasts = reasoning_contrasts(load_conditions(load_scenarios()))
+    >>> accuracy = contrasts.set_index("model").filter(like="mean_trial_accuracy_diff")
+    >>> accuracy.rename(columns=lambda name: name.split("accuracy_")[1]).head(3).round(3)
+                        diff  diff_low  diff_high
+    model
+    gpt-5.4-nano       0.179     0.123      0.234
+    claude-opus-4.8    0.013    -0.028      0.054
+    deepseek-v4-flash  0.011    -0.026      0.049
     """
     pairs = reasoning_pairs(conditions)
     for name, k, n in (

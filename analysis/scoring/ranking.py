@@ -66,11 +66,34 @@ def table2_order_key(n_trials_correct: int, n_trials: int, n_pass5: int, name: s
 
 
 def rank_conditions(conditions: pd.DataFrame) -> pd.DataFrame:
-    """Conditions in Table 2's order (:func:`table2_order_key`; the name is ``label`` where
-    present, else ``condition``) with ``rank`` 1..n. Published conditions
-    (``load_conditions``) and conditions scored from per-trial verdicts
-    (``condition_scores``) may be ranked together (``pd.concat``); a frame without the
-    counts is refused, naming what it lacks.
+    """Conditions in Table 2's order, with ``rank`` 1..n.
+
+    The order is :func:`~analysis.scoring.ranking.table2_order_key`: mean trial accuracy,
+    then pass5 count, then name (``label`` where present, else ``condition``), so no two
+    conditions tie. Published conditions (``load_conditions``) and conditions scored from
+    per-trial verdicts (``condition_scores``) may be ranked together (``pd.concat``).
+
+    Parameters
+    ----------
+    conditions : DataFrame
+        One row per condition with its counts, as :func:`load_conditions` or
+        :func:`condition_scores` returns them (or both concatenated).
+
+    Returns
+    -------
+    DataFrame
+        ``conditions`` sorted in Table 2's order, with a ``rank`` column (1 = best).
+
+    Raises
+    ------
+    ValueError
+        A frame without the counts, naming what it lacks.
+
+    See Also
+    --------
+    leaderboard_table : Table 2 as printed from these ranks.
+    standings : Your runs ranked beside Table 2, with rank sets.
+    analysis.inference.rank_uncertainty_from_counts : Rank sets for these ranks.
 
     Examples
     --------
@@ -78,8 +101,11 @@ def rank_conditions(conditions: pd.DataFrame) -> pd.DataFrame:
 
     >>> from analysis import load_conditions, load_scenarios
     >>> ranked = rank_conditions(load_conditions(load_scenarios()))
-    >>> bool(ranked["rank"].is_monotonic_increasing), int(ranked["rank"].iloc[0])
-    (True, 1)
+    >>> ranked[["rank", "condition", "n_trials_correct", "n_pass5"]].head(3)
+       rank                        condition  n_trials_correct  n_pass5
+    0     1  gemini-3.1-flash-lite (minimal)               492       97
+    1     2               gpt-5.4-mini (off)               487       95
+    2     3              gpt-5.4-mini (high)               487       93
     """
     require_counts(conditions, "conditions", RANKED_COUNTS[:5])
     keys = [
@@ -148,12 +174,30 @@ def _weighted_miss(ranked: pd.DataFrame) -> tuple[list, list, list]:
 def leaderboard_table(ranked: pd.DataFrame) -> pd.DataFrame:
     """Table 2 as printed: every column re-derived from the counts, in rank order.
 
-    ``ranked`` is :func:`rank_conditions` of published conditions, of conditions scored
-    from per-trial verdicts, or of both together; then a ``source`` column follows the
-    condition's name (a condition is its source and its name). A rate with nothing to
-    count (no scored cell, no opportunity) prints :data:`EMPTY`, as the release prints no
-    rate there; conditions run with different trials per cell name their reads without a
-    count (``modal``, ``pass-all``: :func:`read_names`).
+    A rate with nothing to count (no scored cell, no opportunity) prints
+    :data:`~analysis.scoring.ranking.EMPTY`, as the release prints no rate there; conditions
+    run with different trials per cell name their reads without a count (``modal``,
+    ``pass-all``: :func:`~analysis.scoring.ranking.read_names`).
+
+    Parameters
+    ----------
+    ranked : DataFrame
+        :func:`rank_conditions` of published conditions, of conditions scored from per-trial
+        verdicts, or of both together; then a ``source`` column follows the condition's name
+        (a condition is its source and its name).
+
+    Returns
+    -------
+    DataFrame
+        One row per condition in rank order, every value a printed string: ``rank``,
+        ``condition``, ``mean trial accuracy`` with its ``95% CI`` (Wilson), ``modal-of-5``
+        and ``pass5`` (rate and counts) with theirs, ``under-refusal``, ``over-refusal``,
+        ``weighted miss``, and the ``weighted miss counts`` with where they come from.
+
+    See Also
+    --------
+    rank_conditions : The ranks this table prints.
+    wilson_interval : The intervals it prints.
 
     Examples
     --------
@@ -162,8 +206,13 @@ def leaderboard_table(ranked: pd.DataFrame) -> pd.DataFrame:
     >>> from analysis import load_conditions, load_scenarios
     >>> conditions = load_conditions(load_scenarios())
     >>> table = leaderboard_table(rank_conditions(conditions))
-    >>> table.columns[:2].tolist(), len(table) == len(conditions)
-    (['rank', 'condition'], True)
+    >>> len(table) == len(conditions)
+    True
+    >>> table.iloc[:3, :4]
+       rank                        condition mean trial accuracy          95% CI
+    0     1  gemini-3.1-flash-lite (minimal)               92.8%  [90.3%, 94.7%]
+    1     2               gpt-5.4-mini (off)               91.9%  [89.2%, 93.9%]
+    2     3              gpt-5.4-mini (high)               91.9%  [89.2%, 93.9%]
     """
     require_counts(ranked, "ranked", RANKED_COUNTS)
     if "rank" not in ranked.columns:

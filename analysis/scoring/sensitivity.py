@@ -168,22 +168,48 @@ def without_credit_hiring_mirrors(cells: pd.DataFrame, scenarios: pd.DataFrame) 
 
 
 def sensitivity_table(cells: pd.DataFrame, scenarios: pd.DataFrame) -> pd.DataFrame:
-    """The three checks as one long table per pool (:func:`~analysis.scoring.breakdowns.pool_cells`,
-    in ``source``; the human-label check only where the scenarios carry human gates):
-    ``check`` (baseline or the check),
-    ``n_over_refusals`` / ``n_proceed_opportunities``, ``n_under_refusals`` /
-    ``n_hold_opportunities`` and the two rates.
+    """The headline's two rates under three checks, as one long table per pool.
+
+    The checks: without the derived-flag rows, with the human majority labels in place of
+    the required gates (only where the scenarios carry human gates), and without the
+    credit and hiring mirrors; each beside the ``baseline``.
+
+    Parameters
+    ----------
+    cells : DataFrame
+        Scored cells (:func:`load_checked_cells`); each source's conditions form pools as
+        :func:`~analysis.scoring.breakdowns.pool_cells` forms them (in ``source``).
+    scenarios : DataFrame
+        The scenario table (:func:`load_scenarios`): ``derived_flag``, ``human_gate``,
+        ``mirror_incident`` and the required gates.
+
+    Returns
+    -------
+    DataFrame
+        One row per (source, check): ``check`` (``baseline`` or the check),
+        ``n_over_refusals`` / ``n_proceed_opportunities``, ``n_under_refusals`` /
+        ``n_hold_opportunities``, and the two rates ``over_refusal`` and ``under_refusal``.
+
+    See Also
+    --------
+    direction_asymmetry : The headline rates these checks vary.
 
     Examples
     --------
-    On the imported release:
+    On the imported release, the surface-flag reference policy's pool:
 
     >>> from analysis import load_checked_cells, load_scenarios
     >>> scenarios = load_scenarios()
     >>> _, cells = load_checked_cells(scenarios)
     >>> table = sensitivity_table(cells, scenarios)
-    >>> "baseline" in set(table["check"])
-    True
+    >>> surface = table[table["source"].str.contains("surface-flag")]
+    >>> columns = ["check", "n_over_refusals", "n_proceed_opportunities"]
+    >>> print(surface[columns].to_string(index=False))
+                            check  n_over_refusals  n_proceed_opportunities
+                         baseline               19                       56
+        without derived-flag rows               12                       49
+            human majority labels               32                       69
+    without credit/hiring mirrors               17                       54
     """
     rows = []
     cells = pool_cells(cells)

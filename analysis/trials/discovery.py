@@ -189,15 +189,44 @@ def load_trials(
 ) -> pd.DataFrame:
     """Every trial as one trials table.
 
-    With ``paths`` None, everything ``discover_runs(runs_dir)`` finds (by default under
-    ``paths.runs_dir()``, resolved at the call);
-    otherwise the given verdict files (``*.json``), run roots, tidy tables, Inspect logs
-    (``*.eval``, timestamped ``*.json``) and folders holding any of them (the
-    reference-policies folder, a folder of logs; read as ``discover_runs`` reads one). A run
-    given twice (its raw root and its tidy export) is read once.
-    ``scenarios``, when given, must contain every scenario id. Discovering a runs folder
-    without the published per-trial verdicts warns once (``NoPublishedVerdictsWarning``),
-    naming where ``scenarios-detail.json`` goes.
+    A run given twice (its raw root and its tidy export) is read once. Discovering a runs
+    folder without the published per-trial verdicts warns once
+    (``NoPublishedVerdictsWarning``), naming where ``scenarios-detail.json`` goes.
+
+    Parameters
+    ----------
+    paths : str, PathLike or sequence of them, optional
+        What to read: verdict files (``*.json``), run roots, tidy tables, Inspect logs
+        (``*.eval``, timestamped ``*.json``) and folders holding any of them (the
+        reference-policies folder, a folder of logs; read as ``discover_runs`` reads one).
+        None: everything ``discover_runs(runs_dir)`` finds.
+    runs_dir : str or PathLike, optional
+        The runs folder discovered when ``paths`` is None. None: ``paths.runs_dir()`` (the
+        imported ``data/runs``), resolved at the call.
+    scenarios : DataFrame, optional
+        The scenario table (:func:`load_scenarios`); when given, it must contain every
+        scenario id the trials name.
+
+    Returns
+    -------
+    DataFrame
+        One row per (source, scenario, condition, trial): ``scenario_id``, ``condition``
+        (``"model (reasoning)"``), ``model``, ``reasoning``, ``trial`` (1, 2, ...),
+        ``commit_permission`` (the decision: ``allowed``, ``blocked`` or missing),
+        ``status`` (``ok``, or why there is no decision) and ``source`` (``published``,
+        ``reference-policy`` or ``run``).
+
+    Raises
+    ------
+    VerdictError
+        A file that is not a verdict file, run root or tidy table, or a scenario id that
+        ``scenarios`` lacks.
+
+    See Also
+    --------
+    score_cells : These trials scored by the published rules.
+    load_checked_cells : Trials and cells, checked against the published counts.
+    with_metadata : Scenario columns appended to the trials.
 
     Examples
     --------
@@ -209,6 +238,11 @@ def load_trials(
     >>> trials.columns.tolist()
     ['scenario_id', 'condition', 'model', 'reasoning', 'trial', 'commit_permission', 'status',
      'source']
+    >>> trials[["scenario_id", "condition", "trial", "commit_permission"]].head(3)
+                    scenario_id             condition  trial commit_permission
+    0  account-cancellation-001  always-hold (policy)      1           blocked
+    1  account-cancellation-001  always-hold (policy)      2           blocked
+    2  account-cancellation-001  always-hold (policy)      3           blocked
     >>> bool(trials["scenario_id"].isin(scenarios["scenario_id"]).all())
     True
     """

@@ -263,14 +263,42 @@ def open_section(
     checked_inputs: str | os.PathLike[str] | None = None,
     reads: Reads | None = None,
 ) -> Section:
-    """Open the section of ``notebook`` (``"05-patterns"``): load what it reads
-    (:data:`READS`, or ``reads``) from ``data_dir`` (None: the project's data folder) and
-    open its :class:`~analysis.paper.outputs.Output` in ``output_dir`` (None: ``scratch/``).
+    """Open the section of ``notebook``: load what it reads and open its output writer.
 
-    ``verdict_paths`` (a path or a list; None: every verdict found under the runs folder)
-    chooses the per-trial verdicts; the pools they form are printed. ``checked_inputs``, a
-    file :func:`write_checked_inputs` wrote for the same ``data_dir`` (the build passes
-    one), supplies the frames already loaded and checked, instead of loading them again.
+    The frames a section reads are :data:`~analysis.paper.sections.READS` declares for it
+    (or ``reads``); the pools the per-trial cells form are printed.
+
+    Parameters
+    ----------
+    notebook : str
+        The section's notebook name, e.g. ``"05-patterns"``.
+    output_dir : str or PathLike, optional
+        Where the section writes its tables, figures and numbers. None: ``scratch/``.
+    data_dir : str or PathLike, optional
+        The data folder to read. None: the project's ``data/``.
+    verdict_paths : str, PathLike or sequence of them, optional
+        The per-trial verdicts to read (as :func:`load_trials` reads them). None: every
+        verdict found under the runs folder.
+    checked_inputs : str or PathLike, optional
+        A file :func:`~analysis.paper.sections.opening.write_checked_inputs` wrote for the same
+        ``data_dir`` (the build passes one): the frames already loaded and checked, used
+        instead of loading them again.
+    reads : Reads, optional
+        What to load, instead of the section's entry in ``READS``.
+
+    Returns
+    -------
+    Section
+        ``name``; ``scenarios`` (:func:`load_scenarios`); ``conditions``
+        (:func:`load_conditions`), ``trials`` and ``cells`` (:func:`load_checked_cells`)
+        when the section reads them, else None; ``locations`` and ``inputs`` (the files
+        read); ``out``, the :class:`~analysis.paper.outputs.Output` writing into
+        ``output_dir``, and ``numbers``, the numbers it records.
+
+    See Also
+    --------
+    load_checked_cells : The checked trials and cells a section reads.
+    load_conditions : The published conditions a section reads.
 
     Examples
     --------
@@ -278,8 +306,14 @@ def open_section(
 
     >>> import tempfile
     >>> section = open_section("01-corpus", output_dir=tempfile.mkdtemp())
-    >>> section.name, len(section.scenarios) > 0
-    ('01-corpus', True)
+    >>> section.name, len(section.scenarios), section.conditions is None
+    ('01-corpus', 106, True)
+    >>> section.scenarios["boundary_pattern"].value_counts().head(3)
+    boundary_pattern
+    detector_conflict      33
+    calibration_control    25
+    public_harm_anchor     24
+    Name: count, dtype: int64
     """
     what = reads if reads is not None else READS.get(notebook)
     if what is None:

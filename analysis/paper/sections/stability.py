@@ -16,8 +16,8 @@ from analysis.paper.figures import (
 )
 from analysis.paper.outputs import stand_in_title
 from analysis.paper.provenance import number_name, numbers_table, ratio_number, value_number
-from analysis.scoring.breakdowns import leaderboard_stability, split_distribution, stability
 from analysis.scoring.ranking import read_names, trials_per_cell
+from analysis.scoring.reads import leaderboard_stability, split_distribution, stability
 
 #: The three reads: (column, numerator, denominator, marker, colour, legend label).
 READS = (
@@ -34,7 +34,7 @@ RANK_COLUMNS = ["condition", "rank_mean_trial_accuracy", "rank_modal_accuracy", 
 
 def stability_reads(conditions: pd.DataFrame, cells: pd.DataFrame) -> pd.DataFrame:
     """The three reads and their ranks: the published conditions from their counts
-    (:func:`analysis.scoring.breakdowns.leaderboard_stability`), every other pool from its cells."""
+    (:func:`analysis.scoring.reads.leaderboard_stability`), every other pool from its cells."""
     per_trial = stability(cells)
     return pd.concat(
         [leaderboard_stability(conditions), per_trial[per_trial["source"] != "published"]],
@@ -155,7 +155,7 @@ def stability_figure(reads: pd.DataFrame, source: str = "published") -> plt.Figu
 
 
 def split_table(cells: pd.DataFrame) -> pd.DataFrame:
-    """Cells per trial split (:func:`analysis.scoring.breakdowns.split_label`) per pool and
+    """Cells per trial split (:func:`analysis.scoring.reads.split_label`) per pool and
     condition, one column per split, most unanimous first."""
     splits = split_distribution(cells)
     wide = splits.pivot_table(
