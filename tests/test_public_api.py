@@ -49,7 +49,18 @@ def modules_with_examples() -> list[str]:
     )
 
 
-@pytest.mark.parametrize("name", modules_with_examples())
+#: Modules whose examples build the paper (``compare_releases`` builds two releases, about
+#: 40 s when no build is there to reuse): the slow tier runs them.
+BUILDING_EXAMPLES = {"analysis.compare.__init__"}
+
+
+@pytest.mark.parametrize(
+    "name",
+    [
+        pytest.param(name, marks=pytest.mark.slow) if name in BUILDING_EXAMPLES else name
+        for name in modules_with_examples()
+    ],
+)
 def test_docstring_examples_run(name):
     result = doctest.testmod(
         importlib.import_module(name), optionflags=doctest.NORMALIZE_WHITESPACE
