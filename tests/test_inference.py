@@ -390,8 +390,8 @@ def test_mixed_model_hessian_is_the_log_posteriors_and_its_sds_the_inverses():
     from analysis.inference import difficulty
 
     cells, scenarios = inf.simulate.simulated_cells(n_models=3, n_scenarios=40, seed=1)
-    data = difficulty._design(cells, scenarios, difficulty.REFERENCE_PATTERN)
-    model, _ = difficulty._mixed_model(data, difficulty.REFERENCE_PATTERN)
+    rows = difficulty._outcome_rows(cells, scenarios, difficulty.REFERENCE_PATTERN)
+    model, _ = difficulty._mixed_model(rows, difficulty.REFERENCE_PATTERN)
     params = np.random.default_rng(4).normal(scale=0.5, size=model.k_fep + model.k_vcp + model.k_vc)
     hessian = difficulty._negative_hessian(model, params).toarray()
     numeric = approx_fprime(params, lambda p: -model.logposterior_grad(p), centered=True)

@@ -63,17 +63,46 @@ class _CountWeightedBinomial(Binomial):
 
 
 def _design(cells: pd.DataFrame, scenarios: pd.DataFrame, reference: str) -> pd.DataFrame:
-    data = trial_rows(cells)
+    """One row per trial of each modal-scored cell (:func:`trial_rows`), with its pattern."""
+    return _with_patterns(trial_rows(cells), scenarios, reference)
+
+
+def _outcome_rows(cells: pd.DataFrame, scenarios: pd.DataFrame, reference: str) -> pd.DataFrame:
+    """The rows of :func:`_design` collapsed to one row per cell and outcome, ``count``
+    trials each, in the order of their keys, made from the cells' counts: the trials of a
+    cell share every covariate, so a likelihood weighting each row by its count is the
+    per-trial likelihood, on a third or less of the rows."""
+    keep = cells.loc[cells["modal_scored"].to_numpy(dtype=bool)]
+    n = keep["n_trials"].to_numpy(dtype="int64")
+    c = keep["n_correct"].to_numpy(dtype="int64")
+    both = {
+        column: np.tile(keep[column].astype(str).to_numpy(), 2)
+        for column in ("scenario_id", "condition")
+    }
+    rows = pd.DataFrame(
+        {**both, "correct": np.repeat(np.array([0, 1]), len(keep)), "count": np.r_[n - c, c]}
+    )
+    rows = rows.loc[rows["count"].to_numpy() > 0]
+    keys = ["scenario_id", "condition", "correct"]
+    rows = rows.groupby(keys, observed=True)["count"].sum().reset_index()
+    return _with_patterns(rows, scenarios, reference)[
+        ["scenario_id", "condition", "pattern", "correct", "count"]
+    ]
+
+
+def _with_patterns(rows: pd.DataFrame, scenarios: pd.DataFrame, reference: str) -> pd.DataFrame:
+    """``rows`` with each scenario's ``pattern``; ``ValueError`` when a scenario has none or
+    ``reference`` is absent."""
     pattern = scenarios.assign(scenario_id=scenarios["scenario_id"].astype(str)).set_index(
         "scenario_id"
     )["boundary_pattern"]
-    data["pattern"] = data["scenario_id"].map(pattern.astype(str))
-    if data["pattern"].isna().any():
-        missing = sorted(data.loc[data["pattern"].isna(), "scenario_id"].unique())[:5]
+    rows["pattern"] = rows["scenario_id"].map(pattern.astype(str))
+    if rows["pattern"].isna().any():
+        missing = sorted(rows.loc[rows["pattern"].isna(), "scenario_id"].unique())[:5]
         raise ValueError(f"scenarios table lacks pattern of scenario id(s) {missing}")
-    if reference not in set(data["pattern"]):
+    if reference not in set(rows["pattern"].tolist()):
         raise ValueError(f"reference pattern {reference!r} has no scored trial")
-    return data
+    return rows
 
 
 def _mixed_cells(cells: pd.DataFrame) -> bool:
@@ -83,18 +112,10 @@ def _mixed_cells(cells: pd.DataFrame) -> bool:
     return bool(((correct > 0) & (correct < trials)).any())
 
 
-def _outcome_rows(data: pd.DataFrame) -> pd.DataFrame:
-    """The trial rows collapsed to one row per cell and outcome, ``count`` trials each: the
-    trials of a cell share every covariate, so a likelihood weighting each row by its count
-    is the per-trial likelihood, on a third or less of the rows."""
-    keys = ["scenario_id", "condition", "pattern", "correct"]
-    return data.groupby(keys, observed=True).size().rename("count").reset_index()
-
-
 def _pattern_design(data: pd.DataFrame, reference: str) -> tuple[np.ndarray, list[str]]:
     """An intercept and one indicator per pattern but ``reference`` (sorted), with the
     patterns in column order."""
-    patterns = sorted(set(data["pattern"]) - {reference})
+    patterns = sorted(set(data["pattern"].tolist()) - {reference})
     pattern = data["pattern"].to_numpy()
     columns = [np.ones(len(data)), *(pattern == name for name in patterns)]
     return np.column_stack(columns).astype("float64"), patterns
@@ -120,6 +141,45 @@ def _indicators(*factors: pd.Categorical) -> tuple[sparse.csr_matrix, np.ndarray
     return sparse.hstack(blocks, format="csr"), component
 
 
+def _negative_log_posterior(model):
+    """The negative of statsmodels' ``logposterior`` and of its ``logposterior_grad``
+    together, as ``(value, gradient)``: the same operations in the same order (so the same
+    values, bit for bit), the linear predictor and the mean computed once for both."""
+    k_fe, k_vcp = model.k_fep, model.k_vcp
+    family, endog, exog, exog_vc, ident = (
+        model.family,
+        model.endog,
+        model.exog,
+        model.exog_vc,
+        model.ident,
+    )
+    exog_vc_t = exog_vc.transpose()
+
+    def value_and_gradient(params: np.ndarray) -> tuple[float, np.ndarray]:
+        fep, vcp, vc = params[:k_fe], params[k_fe : k_fe + k_vcp], params[k_fe + k_vcp :]
+        lp = 0
+        lp += np.dot(exog, fep)
+        lp += exog_vc.dot(vc)
+        mu = family.link.inverse(lp)
+        ll = family.loglike(endog, mu)
+        vcp0 = vcp[ident]
+        s = np.exp(vcp0)
+        ll -= 0.5 * np.sum(vc**2 / s**2) + np.sum(vcp0)
+        ll -= 0.5 * np.sum(vcp**2 / model.vcp_p**2)
+        ll -= 0.5 * np.sum(fep**2 / model.fe_p**2)
+        score_factor = (endog - mu) / family.link.deriv(mu)
+        score_factor /= family.variance(mu)
+        fe_grad = np.dot(score_factor, exog)
+        vc_grad = exog_vc_t.dot(score_factor)
+        vcp_grad = np.bincount(ident, weights=vc**2 / s**2 - 1)
+        vc_grad -= vc / s**2
+        vcp_grad -= vcp / model.vcp_p**2
+        fe_grad -= fep / model.fe_p**2
+        return -ll, -np.concatenate([fe_grad, vcp_grad, vc_grad])
+
+    return value_and_gradient
+
+
 def _posterior_mode(model) -> OptimizeResult:
     """The mixed model's posterior mode as statsmodels' ``fit_map`` finds it (the same start
     from :data:`START_SEED`, objective, gradient and optimiser), without its covariance: the
@@ -129,10 +189,10 @@ def _posterior_mode(model) -> OptimizeResult:
         [np.zeros(model.k_fep), np.ones(model.k_vcp), rng.normal(size=model.k_vc)]
     )
     return minimize(
-        lambda params: -model.logposterior(params),
+        _negative_log_posterior(model),
         start,
         method=OPTIMIZER,
-        jac=lambda params: -model.logposterior_grad(params),
+        jac=True,
         options={**OPTIMIZER_OPTIONS, "maxiter": MAX_ITERATIONS},
     )
 
@@ -189,13 +249,12 @@ def _leading_sd(hessian: sparse.csr_matrix, k: int, diagonal: np.ndarray) -> np.
     return np.sqrt(np.diag(leading))
 
 
-def _mixed_model(data: pd.DataFrame, reference: str):
+def _mixed_model(rows: pd.DataFrame, reference: str):
     """statsmodels' ``BinomialBayesMixedGLM`` of ``correct ~ pattern`` with crossed scenario
-    and condition random intercepts (in that order), on one count-weighted row per cell and
-    outcome, and the patterns in column order."""
+    and condition random intercepts (in that order), on the count-weighted ``rows`` of
+    :func:`_outcome_rows`, and the patterns in column order."""
     from statsmodels.genmod.bayes_mixed_glm import BinomialBayesMixedGLM
 
-    rows = _outcome_rows(data)
     exog, patterns = _pattern_design(rows, reference)
     exog_vc, component = _indicators(
         pd.Categorical(rows["scenario_id"]), pd.Categorical(rows["condition"])
@@ -313,7 +372,10 @@ def pattern_difficulty(
 
     if cells["source"].astype(str).nunique() > 1:
         raise ValueError("pattern_difficulty: give one source's cells at a time")
-    data = _design(cells, scenarios, reference)
+    if method == "gee":
+        data = _design(cells, scenarios, reference)
+    else:  # one row per cell and outcome (a bad method is refused below)
+        data = _outcome_rows(cells, scenarios, reference)
     if not _mixed_cells(cells):
         raise ValueError(
             "every cell's trials agree (deterministic verdicts): a model of trial "
