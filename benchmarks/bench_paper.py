@@ -8,9 +8,10 @@ Run from the project root: ``.venv/bin/python benchmarks/bench_paper.py``. It me
 - ``make paper`` from a clean ``paper/`` (the full build; target: at most 0.5 x the floor);
 - the no-op ``make paper`` that follows (target: under 1 s);
 - the build of a generated release with ``--conditions`` conditions (224: about 120k
-  trials, with its ``scenarios-detail.json``), written by ``tests/release_writer.py`` and
-  imported into a data folder of its own (the import is not timed); target: under 1.5 x
-  the build of the real release;
+  trials, with its ``scenarios-detail.json``; several sizes, ``--conditions 1000 5000``,
+  one release each), written by ``tests/release_writer.py`` and imported into a data folder
+  of its own (the import is not timed); targets: at most 2 x the wall time of the real
+  release's build, and a peak resident memory under 6 GB;
 - the build of a release generated the same way with as many conditions as the real
   release: the like-for-like base of the large one. The real release here has no
   ``scenarios-detail.json``, so its build skips the per-trial analysis of the published
@@ -61,6 +62,10 @@ TRIVIAL_KERNEL = {
     "extra_arguments": ["--IPKernelApp.log_level=ERROR"],
 }
 SEED = 20260224
+#: A large release's build against the real release's, at most (wall).
+RATIO_TARGET = 2.0
+#: A large release's peak resident memory, under (bytes).
+RSS_TARGET = 6 * 2**30
 
 
 def _cpu() -> float:
@@ -222,16 +227,20 @@ def generated_build(release: tuple[dict, Path, int], show: bool = False) -> tupl
     return timed(build, env, show=show)
 
 
-def main(skip_large: bool = False, n_conditions: int = 224, rounds: int = 3) -> None:
+def main(skip_large: bool = False, sizes: tuple[int, ...] = (224,), rounds: int = 3) -> None:
     count = len(default_notebooks())
     n_base = 0 if skip_large else real_condition_count()
-    floor_ratios, large_ratios, like_ratios, noops = [], [], [], []
+    floor_ratios, noops = [], []
+    large_ratios: dict[int, list[float]] = {n: [] for n in sizes}
+    like_ratios: dict[int, list[float]] = {n: [] for n in sizes}
+    peaks: dict[int, list[int]] = {n: [] for n in sizes}
     with tempfile.TemporaryDirectory() as folder:
-        large = base = None
+        large, base = {}, None
         if not skip_large:
-            (Path(folder) / "large").mkdir()
+            for n in sizes:
+                (Path(folder) / f"large-{n}").mkdir()
+                large[n] = large_release(Path(folder) / f"large-{n}", n)
             (Path(folder) / "base").mkdir()
-            large = large_release(Path(folder) / "large", n_conditions)
             base = large_release(Path(folder) / "base", n_base)
         for round_ in range(1, rounds + 1):
             print(f"round {round_} of {rounds}")
@@ -251,43 +260,51 @@ def main(skip_large: bool = False, n_conditions: int = 224, rounds: int = 3) -> 
                 f"{full_cpu / floor_cpu:.2f} CPU\n"
                 f"  make paper again (no change):            {noop_wall:6.2f} s"
             )
-            if large is None or base is None:
+            if base is None:
                 continue
-            wall, cpu = generated_build(large, show=round_ == 1)
-            print(
-                f"  build of a generated {n_conditions}-condition release ({large[2]:,} "
-                f"trials): {wall:6.1f} s wall, {cpu:6.1f} s CPU, peak RSS {_gb(PEAK_RSS[0])}"
-            )
             base_wall, base_cpu = generated_build(base, show=round_ == 1)
-            base_peak = PEAK_RSS[0]
-            large_ratios.append(wall / full_wall)
-            like_ratios.append(wall / base_wall)
             print(
                 f"  build of a generated {n_base}-condition release ({base[2]:,} trials): "
-                f"{base_wall:6.1f} s wall, {base_cpu:6.1f} s CPU, peak RSS {_gb(base_peak)}\n"
-                f"  {n_conditions} conditions / the real release's build: {wall / full_wall:.2f} "
-                f"wall, {cpu / full_cpu:.2f} CPU\n"
-                f"  {n_conditions} / {n_base} generated conditions: {wall / base_wall:.2f} wall, "
-                f"{cpu / base_cpu:.2f} CPU"
+                f"{base_wall:6.1f} s wall, {base_cpu:6.1f} s CPU, peak RSS {_gb(PEAK_RSS[0])}"
             )
+            for n, release in large.items():
+                wall, cpu = generated_build(release, show=round_ == 1)
+                peaks[n].append(PEAK_RSS[0])
+                large_ratios[n].append(wall / full_wall)
+                like_ratios[n].append(wall / base_wall)
+                print(
+                    f"  build of a generated {n}-condition release ({release[2]:,} trials): "
+                    f"{wall:6.1f} s wall, {cpu:6.1f} s CPU, peak RSS {_gb(PEAK_RSS[0])}\n"
+                    f"  {n} conditions / the real release's build: {wall / full_wall:.2f} "
+                    f"wall, {cpu / full_cpu:.2f} CPU\n"
+                    f"  {n} / {n_base} generated conditions: {wall / base_wall:.2f} wall, "
+                    f"{cpu / base_cpu:.2f} CPU"
+                )
     print(f"over {rounds} round(s), median:")
     print(f"  build / floor: {statistics.median(floor_ratios):.2f} wall (target <= 0.5)")
     print(f"  no-op make paper: {statistics.median(noops):.2f} s (target < 1 s)")
-    if large_ratios:
+    for n in large if not skip_large else ():
         print(
-            f"  {n_conditions} conditions / the real release's build: "
-            f"{statistics.median(large_ratios):.2f} wall (target < 1.5)\n"
-            f"  {n_conditions} / {n_base} generated conditions (like for like): "
-            f"{statistics.median(like_ratios):.2f} wall"
+            f"  {n} conditions / the real release's build: "
+            f"{statistics.median(large_ratios[n]):.2f} wall (target <= {RATIO_TARGET:g})\n"
+            f"  {n} / {n_base} generated conditions (like for like): "
+            f"{statistics.median(like_ratios[n]):.2f} wall\n"
+            f"  {n} conditions: peak RSS {_gb(max(peaks[n]))} (target < {_gb(RSS_TARGET)})"
         )
 
 
 if __name__ == "__main__":
     parser = help_parser("python benchmarks/bench_paper.py", __doc__)
     parser.add_argument("--skip-large", action="store_true", help="no generated release")
-    parser.add_argument("--conditions", type=int, default=224, help="conditions of the large one")
+    parser.add_argument(
+        "--conditions",
+        type=int,
+        nargs="+",
+        default=[224],
+        help="conditions of each large release, e.g. 1000 5000 (default 224)",
+    )
     parser.add_argument(
         "--rounds", type=int, default=3, help="rounds, each timing everything (default 3)"
     )
     arguments = parser.parse_args()
-    main(arguments.skip_large, arguments.conditions, max(1, arguments.rounds))
+    main(arguments.skip_large, tuple(arguments.conditions), max(1, arguments.rounds))

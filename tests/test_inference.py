@@ -9,7 +9,7 @@ import pandas as pd
 import pingouin as pg
 import pytest
 from factories import A, B, N, scenarios_frame, trials_frame
-from scipy import stats
+from scipy import sparse, stats
 from statsmodels.stats.power import TTestPower
 
 from analysis import inference as inf
@@ -380,6 +380,28 @@ def test_pattern_difficulty_reaches_the_mode_of_a_two_model_release():
     table = inf.pattern_difficulty(score_cells(trials, scenarios), scenarios, method="bayes")
     assert len(table) == scenarios["boundary_pattern"].nunique() - 1
     assert (table.ci_low < table.estimate).all() and (table.estimate < table.ci_high).all()
+
+
+def test_mixed_model_hessian_is_the_log_posteriors_and_its_sds_the_inverses():
+    """The analytic negative Hessian against central differences of statsmodels' gradient,
+    and the SDs from the eliminated random effects against the dense inverse."""
+    from statsmodels.tools.numdiff import approx_fprime
+
+    from analysis.inference import difficulty
+
+    cells, scenarios = inf.simulate.simulated_cells(n_models=3, n_scenarios=40, seed=1)
+    rows = difficulty._outcome_rows(cells, scenarios, difficulty.REFERENCE_PATTERN)
+    model, _ = difficulty._mixed_model(rows, difficulty.REFERENCE_PATTERN)
+    params = np.random.default_rng(4).normal(scale=0.5, size=model.k_fep + model.k_vcp + model.k_vc)
+    hessian = difficulty._negative_hessian(model, params).toarray()
+    numeric = approx_fprime(params, lambda p: -model.logposterior_grad(p), centered=True)
+    assert hessian == pytest.approx(numeric, rel=1e-6, abs=1e-6)
+    assert np.array_equal(hessian, hessian.T)
+    for component in (0, 1):
+        eliminated = model.k_fep + model.k_vcp + np.flatnonzero(model.ident == component)
+        sd = difficulty._leading_sd(sparse.csr_matrix(hessian), model.k_fep, eliminated)
+        dense = np.sqrt(np.diag(np.linalg.inv(hessian))[: model.k_fep])
+        assert sd == pytest.approx(dense, rel=1e-10)
 
 
 def test_pattern_difficulty_refuses_a_fit_stopped_short_of_the_mode(monkeypatch):

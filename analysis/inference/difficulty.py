@@ -8,6 +8,7 @@ import warnings
 import numpy as np
 import pandas as pd
 from scipy import sparse
+from scipy.optimize import OptimizeResult, minimize
 from statsmodels.genmod.families import Binomial
 
 from analysis.inference._arrays import MIN_CLUSTERS
@@ -62,17 +63,46 @@ class _CountWeightedBinomial(Binomial):
 
 
 def _design(cells: pd.DataFrame, scenarios: pd.DataFrame, reference: str) -> pd.DataFrame:
-    data = trial_rows(cells)
+    """One row per trial of each modal-scored cell (:func:`trial_rows`), with its pattern."""
+    return _with_patterns(trial_rows(cells), scenarios, reference)
+
+
+def _outcome_rows(cells: pd.DataFrame, scenarios: pd.DataFrame, reference: str) -> pd.DataFrame:
+    """The rows of :func:`_design` collapsed to one row per cell and outcome, ``count``
+    trials each, in the order of their keys, made from the cells' counts: the trials of a
+    cell share every covariate, so a likelihood weighting each row by its count is the
+    per-trial likelihood, on a third or less of the rows."""
+    keep = cells.loc[cells["modal_scored"].to_numpy(dtype=bool)]
+    n = keep["n_trials"].to_numpy(dtype="int64")
+    c = keep["n_correct"].to_numpy(dtype="int64")
+    both = {
+        column: np.tile(keep[column].astype(str).to_numpy(), 2)
+        for column in ("scenario_id", "condition")
+    }
+    rows = pd.DataFrame(
+        {**both, "correct": np.repeat(np.array([0, 1]), len(keep)), "count": np.r_[n - c, c]}
+    )
+    rows = rows.loc[rows["count"].to_numpy() > 0]
+    keys = ["scenario_id", "condition", "correct"]
+    rows = rows.groupby(keys, observed=True)["count"].sum().reset_index()
+    return _with_patterns(rows, scenarios, reference)[
+        ["scenario_id", "condition", "pattern", "correct", "count"]
+    ]
+
+
+def _with_patterns(rows: pd.DataFrame, scenarios: pd.DataFrame, reference: str) -> pd.DataFrame:
+    """``rows`` with each scenario's ``pattern``; ``ValueError`` when a scenario has none or
+    ``reference`` is absent."""
     pattern = scenarios.assign(scenario_id=scenarios["scenario_id"].astype(str)).set_index(
         "scenario_id"
     )["boundary_pattern"]
-    data["pattern"] = data["scenario_id"].map(pattern.astype(str))
-    if data["pattern"].isna().any():
-        missing = sorted(data.loc[data["pattern"].isna(), "scenario_id"].unique())[:5]
+    rows["pattern"] = rows["scenario_id"].map(pattern.astype(str))
+    if rows["pattern"].isna().any():
+        missing = sorted(rows.loc[rows["pattern"].isna(), "scenario_id"].unique())[:5]
         raise ValueError(f"scenarios table lacks pattern of scenario id(s) {missing}")
-    if reference not in set(data["pattern"]):
+    if reference not in set(rows["pattern"].tolist()):
         raise ValueError(f"reference pattern {reference!r} has no scored trial")
-    return data
+    return rows
 
 
 def _mixed_cells(cells: pd.DataFrame) -> bool:
@@ -82,18 +112,10 @@ def _mixed_cells(cells: pd.DataFrame) -> bool:
     return bool(((correct > 0) & (correct < trials)).any())
 
 
-def _outcome_rows(data: pd.DataFrame) -> pd.DataFrame:
-    """The trial rows collapsed to one row per cell and outcome, ``count`` trials each: the
-    trials of a cell share every covariate, so a likelihood weighting each row by its count
-    is the per-trial likelihood, on a third or less of the rows."""
-    keys = ["scenario_id", "condition", "pattern", "correct"]
-    return data.groupby(keys, observed=True).size().rename("count").reset_index()
-
-
 def _pattern_design(data: pd.DataFrame, reference: str) -> tuple[np.ndarray, list[str]]:
     """An intercept and one indicator per pattern but ``reference`` (sorted), with the
     patterns in column order."""
-    patterns = sorted(set(data["pattern"]) - {reference})
+    patterns = sorted(set(data["pattern"].tolist()) - {reference})
     pattern = data["pattern"].to_numpy()
     columns = [np.ones(len(data)), *(pattern == name for name in patterns)]
     return np.column_stack(columns).astype("float64"), patterns
@@ -119,6 +141,150 @@ def _indicators(*factors: pd.Categorical) -> tuple[sparse.csr_matrix, np.ndarray
     return sparse.hstack(blocks, format="csr"), component
 
 
+def _negative_log_posterior(model):
+    """The negative of statsmodels' ``logposterior`` and of its ``logposterior_grad``
+    together, as ``(value, gradient)``: the same operations in the same order (so the same
+    values, bit for bit), the linear predictor and the mean computed once for both."""
+    k_fe, k_vcp = model.k_fep, model.k_vcp
+    family, endog, exog, exog_vc, ident = (
+        model.family,
+        model.endog,
+        model.exog,
+        model.exog_vc,
+        model.ident,
+    )
+    exog_vc_t = exog_vc.transpose()
+
+    def value_and_gradient(params: np.ndarray) -> tuple[float, np.ndarray]:
+        fep, vcp, vc = params[:k_fe], params[k_fe : k_fe + k_vcp], params[k_fe + k_vcp :]
+        lp = 0
+        lp += np.dot(exog, fep)
+        lp += exog_vc.dot(vc)
+        mu = family.link.inverse(lp)
+        ll = family.loglike(endog, mu)
+        vcp0 = vcp[ident]
+        s = np.exp(vcp0)
+        ll -= 0.5 * np.sum(vc**2 / s**2) + np.sum(vcp0)
+        ll -= 0.5 * np.sum(vcp**2 / model.vcp_p**2)
+        ll -= 0.5 * np.sum(fep**2 / model.fe_p**2)
+        score_factor = (endog - mu) / family.link.deriv(mu)
+        score_factor /= family.variance(mu)
+        fe_grad = np.dot(score_factor, exog)
+        vc_grad = exog_vc_t.dot(score_factor)
+        vcp_grad = np.bincount(ident, weights=vc**2 / s**2 - 1)
+        vc_grad -= vc / s**2
+        vcp_grad -= vcp / model.vcp_p**2
+        fe_grad -= fep / model.fe_p**2
+        return -ll, -np.concatenate([fe_grad, vcp_grad, vc_grad])
+
+    return value_and_gradient
+
+
+def _posterior_mode(model) -> OptimizeResult:
+    """The mixed model's posterior mode as statsmodels' ``fit_map`` finds it (the same start
+    from :data:`START_SEED`, objective, gradient and optimiser), without its covariance: the
+    negative log posterior minimised by :data:`OPTIMIZER`."""
+    rng = np.random.default_rng(START_SEED)  # statsmodels' check_random_state(START_SEED)
+    start = np.concatenate(
+        [np.zeros(model.k_fep), np.ones(model.k_vcp), rng.normal(size=model.k_vc)]
+    )
+    return minimize(
+        _negative_log_posterior(model),
+        start,
+        method=OPTIMIZER,
+        jac=True,
+        options={**OPTIMIZER_OPTIONS, "maxiter": MAX_ITERATIONS},
+    )
+
+
+def _negative_hessian(model, params: np.ndarray) -> sparse.csr_matrix:
+    """The negative Hessian of the mixed model's log posterior (statsmodels'
+    ``logposterior``) at ``params`` (fixed effects, log random-effect SDs, random effects),
+    analytic and sparse.
+
+    With ``b`` the random effects, ``t`` the log SD of each one's component and ``w`` each
+    row's count x mu (1 - mu) (the logit link is canonical: observed and expected
+    information agree), it is ``[X Z]' W [X Z]`` plus the priors' curvature:
+    ``1 / fe_p^2`` on each fixed effect, ``exp(-2 t)`` on each random effect,
+    ``-2 b exp(-2 t)`` between a random effect and its log SD, and on each log SD
+    ``2 sum(b^2) exp(-2 t) + 1 / vcp_p^2`` over its component's random effects."""
+    k_fe, k_vcp = model.k_fep, model.k_vcp
+    fe, log_sd, effects = params[:k_fe], params[k_fe : k_fe + k_vcp], params[k_fe + k_vcp :]
+    mu = model.family.link.inverse(model.exog @ fe + model.exog_vc @ effects)
+    design = sparse.hstack([sparse.csr_matrix(model.exog), model.exog_vc], format="csr")
+    data = design.T @ sparse.diags(model.family.counts * mu * (1 - mu)) @ design
+    data = data.tocoo()
+    fe_at, effect_at = np.arange(k_fe), k_fe + k_vcp + np.arange(len(effects))
+    at = np.concatenate([fe_at, effect_at])  # the data's rows and columns in params order
+    sd_at = k_fe + model.ident  # each random effect's log SD
+    precision = np.exp(-2 * log_sd[model.ident])
+    cross = -2 * effects * precision
+    log_sd_curvature = (
+        np.bincount(model.ident, weights=2 * effects**2 * precision, minlength=k_vcp)
+        + 1 / model.vcp_p**2
+    )
+    rows = [at[data.row], fe_at, effect_at, sd_at, effect_at, k_fe + np.arange(k_vcp)]
+    columns = [at[data.col], fe_at, effect_at, effect_at, sd_at, k_fe + np.arange(k_vcp)]
+    values = [data.data, np.full(k_fe, 1 / model.fe_p**2), precision, cross, cross]
+    values.append(log_sd_curvature)
+    size = len(params)
+    return sparse.csr_matrix(
+        (np.concatenate(values), (np.concatenate(rows), np.concatenate(columns))),
+        shape=(size, size),
+    )
+
+
+def _leading_sd(hessian: sparse.csr_matrix, k: int, diagonal: np.ndarray) -> np.ndarray:
+    """Square roots of the first ``k`` diagonal entries of ``hessian``'s inverse, where the
+    block of the indices ``diagonal`` (after the first ``k``) is diagonal: those indices are
+    eliminated first (the Schur complement), so that the dense work is square in the other
+    indices and linear in these."""
+    keep = np.setdiff1d(np.arange(hessian.shape[0]), diagonal)
+    block = hessian[diagonal][:, diagonal]
+    if (block - sparse.diags(block.diagonal())).count_nonzero():
+        raise ValueError("the eliminated block of the Hessian is not diagonal")
+    across = hessian[keep][:, diagonal].toarray()
+    schur = hessian[keep][:, keep].toarray() - (across / block.diagonal()) @ across.T
+    leading = np.linalg.solve(schur, np.eye(len(keep))[:, :k])[:k]
+    return np.sqrt(np.diag(leading))
+
+
+def _mixed_model(rows: pd.DataFrame, reference: str):
+    """statsmodels' ``BinomialBayesMixedGLM`` of ``correct ~ pattern`` with crossed scenario
+    and condition random intercepts (in that order), on the count-weighted ``rows`` of
+    :func:`_outcome_rows`, and the patterns in column order."""
+    from statsmodels.genmod.bayes_mixed_glm import BinomialBayesMixedGLM
+
+    exog, patterns = _pattern_design(rows, reference)
+    exog_vc, component = _indicators(
+        pd.Categorical(rows["scenario_id"]), pd.Categorical(rows["condition"])
+    )
+    model = BinomialBayesMixedGLM(
+        rows["correct"].to_numpy(dtype="float64"), exog, exog_vc, component, vcp_p=1, fe_p=2
+    )
+    model.family = _CountWeightedBinomial(rows["count"].to_numpy(dtype="float64"))
+    return model, patterns
+
+
+def _laplace_fixed_effects(model) -> tuple[np.ndarray, np.ndarray]:
+    """The fixed effects' posterior mode and Laplace SDs (the square roots of the diagonal
+    of the inverse negative Hessian of the log posterior at the mode); ``ValueError`` when
+    the optimiser stopped away from a mode."""
+    mode = _posterior_mode(model)
+    gradient = float(np.max(np.abs(mode.jac)))
+    if not gradient <= GRADIENT_TOLERANCE:
+        raise ValueError(
+            f"the mixed model's fit did not converge: {mode.message} "
+            f"(largest gradient component {gradient:.2g})"
+        )
+    # the random effects of the component with more levels are eliminated first: each row
+    # has one level of each factor, so their block of the Hessian is diagonal
+    largest = np.argmax(np.bincount(model.ident))
+    eliminated = model.k_fep + model.k_vcp + np.flatnonzero(model.ident == largest)
+    hessian = _negative_hessian(model, mode.x)
+    return mode.x[: model.k_fep], _leading_sd(hessian, model.k_fep, eliminated)
+
+
 def pattern_difficulty(
     cells: pd.DataFrame,
     scenarios: pd.DataFrame,
@@ -130,45 +296,86 @@ def pattern_difficulty(
 
     ``method="bayes"``: a logistic mixed model ``correct ~ pattern`` with crossed random
     intercepts for scenario and condition (statsmodels ``BinomialBayesMixedGLM``, two
-    variance components; posterior mode with its Laplace covariance, from a seeded start;
-    interval = mode +/- 1.96 sd on the log-odds scale; the variational fit's sds ignore the
-    correlation with the random effects and come out far too narrow). Condition as a random
-    effect keeps the design narrow, where one fixed indicator each made the fit quadratic in
-    the conditions. The trials of a cell share every covariate, so the model is fitted on
-    one row per cell and outcome, weighted by its number of trials: the same likelihood on
-    a third of the rows or fewer. The fit still grows faster than the rows, since each
-    gradient is linear in them and the Laplace covariance takes one gradient per parameter,
-    random effects included.
+    variance components, its default priors). The estimate is the posterior mode, found by
+    :data:`OPTIMIZER` from a seeded start exactly as statsmodels' ``fit_map`` finds it; the
+    interval is the mode +/- 1.96 posterior SD on the log-odds scale, the SD from the Laplace
+    approximation (the inverse of the negative Hessian of the log posterior at the mode), a
+    Bayesian interval under those priors, not a confidence interval. The Hessian is
+    analytic and sparse (``fit_map`` differences the gradient once per parameter, random
+    effects included), and the random effects of the factor with more levels are eliminated
+    first (their block is diagonal), so the fit grows linearly with the conditions. The
+    trials of a cell share every covariate, so the model is fitted on one row per cell and
+    outcome, weighted by its number of trials: the same likelihood on a third of the rows or
+    fewer. Condition as a random effect keeps the design narrow, where one fixed indicator
+    each made the fit quadratic in the conditions.
+
     ``method="gee"``: GEE of ``correct ~ pattern + condition`` (one indicator per
     condition) with an exchangeable working correlation within scenarios (robust Wald
-    interval), a population-averaged odds ratio. One source at a time. ``ValueError`` when
-    no cell has both correct and wrong trials (deterministic verdicts such as the reference
-    policies) or when the mixed model's fit does not converge.
+    interval), a population-averaged odds ratio.
+
+    Parameters
+    ----------
+    cells : DataFrame
+        Scored cells of one source (:func:`analysis.scoring.rules.score_cells`): ``source,
+        scenario_id, condition, n_correct, n_trials, modal_scored``.
+    scenarios : DataFrame
+        ``scenario_id, boundary_pattern`` of every scenario in ``cells``.
+    reference : str
+        The pattern the others are compared with (default :data:`REFERENCE_PATTERN`).
+    method : {"bayes", "gee"}
+        The mixed model's posterior mode (default) or GEE.
 
     Returns
     -------
     DataFrame
-        ``pattern, estimate`` (odds ratio), ``ci_low, ci_high`` (95%: :data:`BAYES_METHOD`
-        or :data:`GEE_METHOD`), ``n_clusters, method, level, reference, note`` (a pattern on
-        fewer than ``MIN_CLUSTERS`` scenarios: the note says so, and GEE gives no interval).
+        One row per pattern but ``reference``, by increasing odds ratio: ``pattern,
+        estimate`` (odds ratio), ``ci_low, ci_high`` (95%: :data:`BAYES_METHOD` or
+        :data:`GEE_METHOD`), ``n_clusters`` (its scenarios), ``method, level, reference,
+        note`` (the Bayesian interval's reading; a pattern on fewer than ``MIN_CLUSTERS``
+        scenarios: the note says so, and GEE gives no interval).
+
+    Raises
+    ------
+    ValueError
+        Cells of several sources; a ``reference`` with no scored trial; no cell with both
+        correct and wrong trials (deterministic verdicts such as the reference policies);
+        a mixed model whose optimiser stopped where the largest gradient component exceeds
+        :data:`GRADIENT_TOLERANCE`; an unknown ``method``.
+
+    See Also
+    --------
+    analysis.inference.trial_rows : the per-trial rows both fits start from.
+    analysis.inference.gee_accuracy : GEE of each condition's accuracy.
 
     Examples
     --------
+    Three simulated models at two settings on 60 scenarios:
+
     >>> from analysis.inference.simulate import simulated_cells
-    >>> cells, scenarios = simulated_cells(n_models=2, n_scenarios=60, seed=5)
-    >>> out = pattern_difficulty(cells, scenarios, method="gee")
-    >>> "calibration_control" in set(out["pattern"])
-    False
+    >>> cells, scenarios = simulated_cells(n_models=3, n_scenarios=60, seed=1)
+    >>> out = pattern_difficulty(cells, scenarios)
+    >>> out[["pattern", "estimate", "ci_low", "ci_high", "n_clusters"]].round(2)
+                   pattern  estimate  ci_low  ci_high  n_clusters
+    0      incident_mirror      0.36    0.17     0.76           7
+    1    detector_conflict      0.49    0.28     0.87          21
+    2  adversarial_control      0.72    0.26     2.00           3
+    3   public_harm_anchor      2.63    1.37     5.06          13
+    4        clean_control      4.00    1.03    15.52           2
+    >>> gee = pattern_difficulty(cells, scenarios, method="gee")
+    >>> gee.loc[gee["pattern"] == "clean_control", ["ci_low", "note"]].to_dict("records")
+    [{'ci_low': nan, 'note': '2 scenario(s), fewer than 10: no robust interval'}]
     """
     # statsmodels' models load its formula machinery (about 0.15 s): imported when a fit
     # runs, not by every notebook that imports analysis.inference.
-    from statsmodels.genmod.bayes_mixed_glm import BinomialBayesMixedGLM
     from statsmodels.genmod.cov_struct import Exchangeable
     from statsmodels.genmod.generalized_estimating_equations import GEE
 
     if cells["source"].astype(str).nunique() > 1:
         raise ValueError("pattern_difficulty: give one source's cells at a time")
-    data = _design(cells, scenarios, reference)
+    if method == "gee":
+        data = _design(cells, scenarios, reference)
+    else:  # one row per cell and outcome (a bad method is refused below)
+        data = _outcome_rows(cells, scenarios, reference)
     if not _mixed_cells(cells):
         raise ValueError(
             "every cell's trials agree (deterministic verdicts): a model of trial "
@@ -177,29 +384,8 @@ def pattern_difficulty(
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         if method == "bayes":
-            rows = _outcome_rows(data)
-            exog, patterns = _pattern_design(rows, reference)
-            exog_vc, component = _indicators(
-                pd.Categorical(rows["scenario_id"]), pd.Categorical(rows["condition"])
-            )
-            model = BinomialBayesMixedGLM(
-                rows["correct"].to_numpy(dtype="float64"),
-                exog,
-                exog_vc,
-                component,
-                vcp_p=1,
-                fe_p=2,
-            )
-            model.family = _CountWeightedBinomial(rows["count"].to_numpy(dtype="float64"))
-            options = {**OPTIMIZER_OPTIONS, "maxiter": MAX_ITERATIONS}
-            fit = model.fit_map(method=OPTIMIZER, minim_opts=options, rng=START_SEED)
-            gradient = float(np.max(np.abs(fit.optim_retvals.jac)))
-            if not gradient <= GRADIENT_TOLERANCE:
-                raise ValueError(
-                    f"the mixed model's fit did not converge: {fit.optim_retvals.message} "
-                    f"(largest gradient component {gradient:.2g})"
-                )
-            mean, sd = fit.fe_mean, np.sqrt(np.diag(fit.cov_params()))[: model.k_fep]
+            model, patterns = _mixed_model(data, reference)
+            mean, sd = _laplace_fixed_effects(model)
             label = BAYES_METHOD
         elif method == "gee":
             exog, patterns = _pattern_design(data, reference)

@@ -56,7 +56,7 @@ def latex_escape(text: object) -> str:
 
 def _widest(shown: pd.DataFrame) -> list[int]:
     """Characters in the widest cell of each column of ``shown`` (strings), header included."""
-    return [max([len(str(c)), *map(len, set(shown[c]))]) for c in shown.columns]
+    return [max([len(str(c)), *map(len, set(shown[c].tolist()))]) for c in shown.columns]
 
 
 def _width_pt(widest: list[int], scale: float, colsep: float) -> float:
@@ -97,7 +97,7 @@ def _column_widths(
 
     natural, minimum = {}, {}
     for column, is_numeric in zip(shown.columns, numeric, strict=True):
-        values = set(shown[column])  # each distinct cell once: long tables repeat them
+        values = set(shown[column].tolist())  # each distinct cell once: tables repeat them
         header = 7.0 * max(len(w) for w in column.split()) * scale
         natural[column] = max(header, 5.5 * max(len(v) for v in [column, *values]) * scale)
         minimum[column] = max(header, longest_word(values))
