@@ -142,9 +142,11 @@ def _counts(cells: pd.DataFrame) -> pd.DataFrame:
     return counts
 
 
-def _unpaired(metric):
+def _unpaired(metric, verdicts: bool = False):
+    """``unpaired_reasoning`` on the counts alone, or (``verdicts``) with the cells too."""
+
     def call(cells, d):
-        out = unpaired_reasoning(_counts(cells))
+        out = unpaired_reasoning(_counts(cells), cells if verdicts else None)
         out = out.loc[out["metric"] == metric]
         return out.assign(contrast=out["model"].astype(str) + ":")
 
@@ -644,6 +646,7 @@ REGISTRY: tuple[Method, ...] = (
         POPULATION,
         contrast(_unpaired(MEAN), MEAN),
         PAIRS,
+        note="from counts alone: each scenario counted once (the largest design effect)",
     ),
     Method(
         "unpaired_reasoning",
@@ -668,6 +671,23 @@ REGISTRY: tuple[Method, ...] = (
         POPULATION,
         contrast(_unpaired("over_refusal"), "", column="p"),
         OVER_NULLS,
+    ),
+    Method(
+        "unpaired_reasoning(cells=...)",
+        "interval",
+        MEAN,
+        POPULATION,
+        contrast(_unpaired(MEAN, verdicts=True), MEAN),
+        PAIRS,
+        note="the design effect estimated from per-trial verdicts (Rao-Scott)",
+    ),
+    Method(
+        "unpaired_reasoning(cells=...)",
+        "test",
+        MEAN,
+        POPULATION,
+        contrast(_unpaired(MEAN, verdicts=True), "", column="p"),
+        NULLS,
     ),
     Method(
         "make compare: Newcombe from counts",
@@ -797,7 +817,7 @@ REGISTRY += (
         POWER,
     ),
     Method(
-        "minimum_detectable_difference (McNemar, Connor)",
+        "minimum_detectable_difference (McNemar, exact)",
         "power",
         "modal_accuracy",
         POPULATION,
