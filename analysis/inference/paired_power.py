@@ -111,7 +111,7 @@ def power_table(paired: pd.DataFrame, alpha: float = 0.05, power: float = 0.8) -
     >>> power_table(paired)[["metric", "basis", "estimate", "mdd"]].round(3)
                     metric                    basis  estimate    mdd
     0  mean_trial_accuracy  sd of differences 0.287     0.147  0.106
-    1       modal_accuracy        discordance 0.217     0.183  0.165
+    1       modal_accuracy        discordance 0.217     0.183  0.159
     """
     rows = []
     for r in paired.itertuples(index=False):
