@@ -36,9 +36,9 @@ import numpy as np
 import pandas as pd
 from scipy import stats
 
-#: The level and power a detectable difference is stated at unless told otherwise.
-ALPHA = 0.05
-POWER = 0.8
+from analysis.inference._design_checks import ALPHA, POWER, _check, _check_counts
+from analysis.inference.detectable_mcnemar import MCNEMAR_POWER, mcnemar_mdd
+
 #: Bisection steps: the bracket shrinks by 2^-64, below a double's resolution.
 _STEPS = 64
 #: The most scenarios :func:`scenarios_needed` searches.
@@ -48,11 +48,6 @@ PAIRED = "reasoning floor vs high (paired by scenario)"
 UNPAIRED = "two Table 2 conditions (unpaired, from counts)"
 GATE = "condition vs reference gate (paired by scenario)"
 COMPARISONS = (PAIRED, UNPAIRED, GATE)
-#: How the detectable difference of the paired comparison is found, as a table names it.
-MCNEMAR_POWER = (
-    "McNemar's score test on the modal outcome, exact power (binomial over the discordant "
-    "pairs, scenarios independent)"
-)
 METHODS = {
     PAIRED: MCNEMAR_POWER,
     UNPAIRED: "two-proportion test at n / DEFF per condition, statsmodels NormalIndPower "
@@ -76,38 +71,6 @@ COLUMNS = [
     "method",
     "assumptions",
 ]
-
-
-def _check(
-    name: str, value, low: float, high: float, *, closed_low: bool = False, closed_high=False
-) -> float:
-    """``value`` as a float inside (low, high) (closed at either end when told), or one
-    ValueError naming ``name``."""
-    try:
-        number = float(value)
-    except (TypeError, ValueError):
-        raise ValueError(f"{name} must be a number, not {value!r}") from None
-    above = low <= number if closed_low else low < number
-    below = number <= high if closed_high else number < high
-    if not (above and below):
-        brackets = ("[" if closed_low else "(") + f"{low}, {high}" + ("]" if closed_high else ")")
-        raise ValueError(f"{name} must lie in {brackets}, not {value!r}")
-    return number
-
-
-def _check_counts(n_scenarios, trials_per_cell: int | None = None) -> np.ndarray:
-    """The scenario counts as an int array (each at least 2: a test needs two scenarios),
-    and the trials per cell at least 1; else one ValueError naming the argument."""
-    n = np.asarray(n_scenarios)
-    if n.size == 0 or not np.issubdtype(n.dtype, np.number) or np.any(n != np.round(n)):
-        raise ValueError(f"n_scenarios must be whole numbers, not {n_scenarios!r}")
-    if np.any(n < 2):
-        raise ValueError(f"n_scenarios must be at least 2 (a test needs two), not {n_scenarios!r}")
-    if trials_per_cell is not None and (
-        not float(trials_per_cell).is_integer() or int(trials_per_cell) < 1
-    ):
-        raise ValueError(f"trials_per_cell must be a whole number >= 1, not {trials_per_cell!r}")
-    return n.astype("int64")
 
 
 def _bisect(f, low: np.ndarray, high: np.ndarray) -> np.ndarray:
@@ -489,7 +452,3 @@ def scenarios_needed(
     frame = pd.DataFrame(rows).assign(difference=difference)
     frame["scenarios_needed"] = frame["scenarios_needed"].astype("Int64")
     return frame.reindex(columns=[*COLUMNS, "difference", "scenarios_needed"])
-
-
-# after the helpers it imports from here are defined
-from analysis.inference.detectable_mcnemar import mcnemar_mdd  # noqa: E402

@@ -21,9 +21,13 @@ from __future__ import annotations
 import numpy as np
 from scipy import special, stats
 
-from analysis.inference.detectable import ALPHA, MCNEMAR_POWER, POWER, _check, _check_counts
+from analysis.inference._design_checks import ALPHA, POWER, _check, _check_counts
 
-__all__ = ["MCNEMAR_POWER", "mcnemar_mdd", "mcnemar_power"]
+#: How the detectable difference of the paired comparison is found, as a table names it.
+MCNEMAR_POWER = (
+    "McNemar's score test on the modal outcome, exact power (binomial over the discordant "
+    "pairs, scenarios independent)"
+)
 
 #: Standard deviations of the discordant count kept either side of its mean: the tail left
 #: out holds less than 1e-13 of the probability.
