@@ -23,8 +23,8 @@ from analysis.scoring.leaderboard import floor_and_high, reasoning_level
 
 UNPAIRED_METHOD = SCORE_METHOD
 PAIRED_T = (
-    "paired t interval on per-scenario differences, effective df (Satterthwaite: fewer "
-    "where a few scenarios carry the spread)"
+    "paired t interval on per-scenario differences, effective df (Satterthwaite, from "
+    "their kurtosis: fewer where a few scenarios carry the spread)"
 )
 PAIRED_T_TEST = "paired t-test at the interval's effective df (the interval's statistic)"
 TANGO = "Tango's score interval (inverts the McNemar score test)"
@@ -90,12 +90,14 @@ def paired_accuracy_difference(
     Per pair, the difference of the two cells' trial accuracies is taken in every scenario
     scored in both conditions; the estimate is their mean, and the test and the interval are
     built on that one statistic, the paired t: mean / (sd / sqrt(n)), referred to Student's t
-    at the effective degrees of freedom min(n - 1, (sum r^2)^2 / sum r^4), r the differences'
-    deviations from their mean (Satterthwaite's, as :func:`._arrays.effective_size_interval`
-    takes them), so the interval excludes 0 exactly when p < .05. Near an accuracy of 1 with
-    strongly paired settings most differences are 0 and a few scenarios carry the spread:
-    the t at n - 1 df then covered 90.5% (20 scenarios, ICC 0.75, rate 0.9, pairing 0.9), at
-    the effective df 98.8%. Fewer than ``MIN_CLUSTERS`` paired scenarios, or every difference
+    at the effective degrees of freedom of the variance, df = 2 / (2 / (n - 1) + (k - 3) / n)
+    with k = n sum r^4 / (sum r^2)^2 the differences' kurtosis (r their deviations from
+    the mean; Satterthwaite's moment match of the variance estimate's own variance), at
+    most n - 1, which it is for normal differences; so the interval excludes 0 exactly when
+    p < .05. Near an accuracy of 1 with strongly paired settings most differences are 0 and
+    a few scenarios carry the spread: the t at n - 1 df then covered 89.5% (4,000 simulated
+    releases of 20 scenarios, ICC 0.75, rate 0.9, pairing 0.9), at the effective df 94.4%.
+    Fewer than ``MIN_CLUSTERS`` paired scenarios, or every difference
     alike, gives NaN bounds and a note.
 
     Parameters
@@ -129,7 +131,7 @@ def paired_accuracy_difference(
     >>> out[["contrast", "n_clusters", "pairing"]].to_dict("records")
     [{'contrast': 'sim-01: high - off', 'n_clusters': 40, 'pairing': 'paired'}]
     >>> out[["estimate", "ci_low", "ci_high", "p", "df"]].round(4).values.tolist()
-    [[0.03, -0.0536, 0.1136, 0.4538, 13.8802]]
+    [[0.03, -0.0487, 0.1087, 0.4456, 39.0]]
     """
     del n_boot, seed
     pairs = reasoning_pairs_of(cells) if pairs is None else pairs
@@ -167,9 +169,9 @@ def paired_accuracy_difference(
 def _effective_t(diff: np.ndarray, alpha: float = 0.05) -> dict:
     """``ci_low, ci_high, p, df`` of the paired t on ``diff`` at its effective df."""
     n = len(diff)
-    residual = diff - diff.mean()
-    squares = residual**2
-    df = min(n - 1.0, squares.sum() ** 2 / (squares**2).sum())
+    squares = (diff - diff.mean()) ** 2
+    excess = max(n * (squares**2).sum() / squares.sum() ** 2 - 3.0, 0.0)  # kurtosis - 3
+    df = 2.0 / (2.0 / (n - 1) + excess / n)
     se = diff.std(ddof=1) / np.sqrt(n)
     half = stats.t.isf(alpha / 2, df) * se
     p = 2 * stats.t.sf(abs(diff.mean()) / se, df)
