@@ -61,6 +61,7 @@ from analysis.inference.calibration import (
 )
 from analysis.inference.coverage import Method, grid, markdown_table, summary_table
 from analysis.inference.design_bound import NULLS_ALLOWED
+from analysis.inference.paired import effective_df
 from analysis.scoring.breakdowns import ANCHOR, MIRROR
 from analysis.scoring.intervals import difference_interval
 from analysis.scoring.leaderboard import reasoning_level
@@ -350,15 +351,20 @@ def pooled(call, quantity: str, name: str, members_of=None, ratio_of=None):
 def mdd_power(metric: str):
     """Achieved power of the paired test against the power ``minimum_detectable_difference``
     states for the setting's true difference: the power at which its detectable difference
-    (from the true spread of per-scenario differences, or the true discordance, measured
-    on 20,000 scenarios of the setting) equals the true difference."""
+    (from the true spread and kurtosis of per-scenario differences, the latter as the
+    effective df the paired t runs at, or the true discordance, measured on 20,000
+    scenarios of the setting) equals the true difference."""
 
     def run(d: Draw) -> pd.DataFrame:
         setting = d.design.setting
         big = draw(replace(setting, scenarios=20_000), reps=1, seed=d.seed + 1)
         if metric == MEAN:
             diff = (big.correct[0, 1] - big.correct[0, 0]) / setting.trials
-            basis = {"sd_diff": float(diff.std(ddof=1))}
+            kurtosis = float(stats.kurtosis(diff, fisher=False))
+            basis = {
+                "sd_diff": float(diff.std(ddof=1)),
+                "df": effective_df(setting.scenarios, kurtosis),
+            }
             out = paired_accuracy_difference(_public(cells_frame(d)))
         else:
             basis = {

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import numpy as np
 import pandas as pd
+from scipy import optimize, stats
 
 from analysis.inference.detectable import mcnemar_mdd, t_effect
 
@@ -15,6 +16,7 @@ def minimum_detectable_difference(
     *,
     discordance: float | None = None,
     sd_diff: float | None = None,
+    df: float | None = None,
     alpha: float = 0.05,
     power: float = 0.8,
 ) -> float:
@@ -26,9 +28,11 @@ def minimum_detectable_difference(
     discordant pairs, :func:`analysis.inference.detectable_mcnemar.mcnemar_mdd`; Connor's
     normal approximation, used before, misstated it by up to 5 points at 50 to 106
     scenarios). With ``sd_diff`` (continuous per-scenario differences): the paired t-test's
-    detectable effect size at n - 1 df (:func:`analysis.inference.detectable.t_effect`)
-    times ``sd_diff``; it assumes roughly normal differences, as where a few scenarios carry
-    the spread :func:`.paired.paired_accuracy_difference` runs at fewer df, with less power.
+    detectable effect size times ``sd_diff``, at ``df`` degrees of freedom: by default
+    n - 1 (:func:`analysis.inference.detectable.t_effect`, normal differences); where a few
+    scenarios carry the spread :func:`.paired.paired_accuracy_difference` runs at fewer
+    (:func:`.paired.effective_df` of their kurtosis, its column ``df``), with less power,
+    and the noncentral t at that df gives it.
 
     Parameters
     ----------
@@ -39,6 +43,8 @@ def minimum_detectable_difference(
         or the observed one as an estimate). Give this or ``sd_diff``.
     sd_diff : float, optional
         The standard deviation of the per-scenario differences of mean-trial accuracy.
+    df : float, optional
+        The paired t's degrees of freedom, with ``sd_diff`` (default n - 1).
     alpha, power : float
         The two-sided level and the power.
 
@@ -59,6 +65,8 @@ def minimum_detectable_difference(
     --------
     >>> round(minimum_detectable_difference(100, sd_diff=1.0), 3)
     0.283
+    >>> round(minimum_detectable_difference(20, sd_diff=1.0, df=9.74), 3)
+    0.698
     >>> round(minimum_detectable_difference(100, discordance=0.2), 3)
     0.119
     >>> round(minimum_detectable_difference(30, discordance=0.2), 3)
@@ -69,10 +77,25 @@ def minimum_detectable_difference(
     if n_pairs < 2:
         return np.nan
     if sd_diff is not None:
-        return t_effect(int(n_pairs), alpha, power) * float(sd_diff)
+        if df is None or df >= n_pairs - 1:
+            return t_effect(int(n_pairs), alpha, power) * float(sd_diff)
+        return _t_effect_at(int(n_pairs), float(df), alpha, power) * float(sd_diff)
     if discordance is None or not discordance > 0:
         return np.nan
     return mcnemar_mdd(int(n_pairs), min(float(discordance), 1.0), alpha, power)
+
+
+def _t_effect_at(n: int, df: float, alpha: float, power: float) -> float:
+    """The standardised effect the two-sided t-test on ``n`` differences at ``df`` degrees
+    of freedom detects with ``power`` (scipy's noncentral t, Brent's method)."""
+    critical = stats.t.isf(alpha / 2, df)
+
+    def gap(effect: float) -> float:
+        centrality = effect * np.sqrt(n)
+        upper = stats.nct.sf(critical, df, centrality)
+        return upper + stats.nct.sf(critical, df, -centrality) - power
+
+    return float(optimize.brentq(gap, 1e-9, 100.0, xtol=1e-12))
 
 
 def power_table(paired: pd.DataFrame, alpha: float = 0.05, power: float = 0.8) -> pd.DataFrame:
@@ -121,6 +144,7 @@ def power_table(paired: pd.DataFrame, alpha: float = 0.05, power: float = 0.8) -
             n,
             discordance=r.discordance if binary and pd.notna(r.discordance) else None,
             sd_diff=None if binary or pd.isna(r.sd_diff) else r.sd_diff,
+            df=None if binary or pd.isna(getattr(r, "df", np.nan)) else r.df,
             alpha=alpha,
             power=power,
         )
@@ -135,7 +159,9 @@ def power_table(paired: pd.DataFrame, alpha: float = 0.05, power: float = 0.8) -
                 else f"sd of differences {r.sd_diff:.3f}",
                 "estimate": r.estimate,
                 "mdd": mdd,
-                "method": "McNemar score test, exact power" if binary else "paired t (statsmodels)",
+                "method": "McNemar score test, exact power"
+                if binary
+                else "paired t at the contrast's effective df (noncentral t)",
             }
         )
     return pd.DataFrame(rows)
