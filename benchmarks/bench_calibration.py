@@ -821,6 +821,9 @@ REGISTRY += (
         POPULATION,
         mdd_power(MEAN),
         POWER,
+        note="the noncentral t at the effective df of the true kurtosis; on 8,000 releases a "
+        "setting the achieved power lies within 1.7 points of the nominal, at or above it "
+        "from 50 scenarios",
     ),
     Method(
         "minimum_detectable_difference (McNemar, exact)",
@@ -829,6 +832,9 @@ REGISTRY += (
         POPULATION,
         mdd_power("modal_accuracy"),
         tuple(replace(s, metric="modal_accuracy", difference=0.15) for s in POWER),
+        note="the test's exact power; on 20,000 releases a setting McNemar's test reaches "
+        "31.3%, 69.5% and 96.7% at S=20, 50 and 106 (icc 0.3) where it states 30.9%, 69.8% "
+        "and 96.7%: the 400 releases at S=20 icc 0.3 fall 2.5 MC SE below",
     ),
 )
 #: The harness's own checks: an interval that must pass and one that must fail.
