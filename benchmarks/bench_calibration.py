@@ -61,6 +61,7 @@ from analysis.inference.calibration import (
 )
 from analysis.inference.coverage import Method, grid, markdown_table, summary_table
 from analysis.inference.design_bound import NULLS_ALLOWED
+from analysis.inference.paired import effective_df
 from analysis.scoring.breakdowns import ANCHOR, MIRROR
 from analysis.scoring.intervals import difference_interval
 from analysis.scoring.leaderboard import reasoning_level
@@ -142,9 +143,11 @@ def _counts(cells: pd.DataFrame) -> pd.DataFrame:
     return counts
 
 
-def _unpaired(metric):
+def _unpaired(metric, verdicts: bool = False):
+    """``unpaired_reasoning`` on the counts alone, or (``verdicts``) with the cells too."""
+
     def call(cells, d):
-        out = unpaired_reasoning(_counts(cells))
+        out = unpaired_reasoning(_counts(cells), cells if verdicts else None)
         out = out.loc[out["metric"] == metric]
         return out.assign(contrast=out["model"].astype(str) + ":")
 
@@ -348,15 +351,20 @@ def pooled(call, quantity: str, name: str, members_of=None, ratio_of=None):
 def mdd_power(metric: str):
     """Achieved power of the paired test against the power ``minimum_detectable_difference``
     states for the setting's true difference: the power at which its detectable difference
-    (from the true spread of per-scenario differences, or the true discordance, measured
-    on 20,000 scenarios of the setting) equals the true difference."""
+    (from the true spread and kurtosis of per-scenario differences, the latter as the
+    effective df the paired t runs at, or the true discordance, measured on 20,000
+    scenarios of the setting) equals the true difference."""
 
     def run(d: Draw) -> pd.DataFrame:
         setting = d.design.setting
         big = draw(replace(setting, scenarios=20_000), reps=1, seed=d.seed + 1)
         if metric == MEAN:
             diff = (big.correct[0, 1] - big.correct[0, 0]) / setting.trials
-            basis = {"sd_diff": float(diff.std(ddof=1))}
+            kurtosis = float(stats.kurtosis(diff, fisher=False))
+            basis = {
+                "sd_diff": float(diff.std(ddof=1)),
+                "df": effective_df(setting.scenarios, kurtosis),
+            }
             out = paired_accuracy_difference(_public(cells_frame(d)))
         else:
             basis = {
@@ -644,6 +652,7 @@ REGISTRY: tuple[Method, ...] = (
         POPULATION,
         contrast(_unpaired(MEAN), MEAN),
         PAIRS,
+        note="from counts alone: each scenario counted once (the largest design effect)",
     ),
     Method(
         "unpaired_reasoning",
@@ -668,6 +677,23 @@ REGISTRY: tuple[Method, ...] = (
         POPULATION,
         contrast(_unpaired("over_refusal"), "", column="p"),
         OVER_NULLS,
+    ),
+    Method(
+        "unpaired_reasoning(cells=...)",
+        "interval",
+        MEAN,
+        POPULATION,
+        contrast(_unpaired(MEAN, verdicts=True), MEAN),
+        PAIRS,
+        note="the design effect estimated from per-trial verdicts (Rao-Scott)",
+    ),
+    Method(
+        "unpaired_reasoning(cells=...)",
+        "test",
+        MEAN,
+        POPULATION,
+        contrast(_unpaired(MEAN, verdicts=True), "", column="p"),
+        NULLS,
     ),
     Method(
         "make compare: Newcombe from counts",
@@ -795,14 +821,20 @@ REGISTRY += (
         POPULATION,
         mdd_power(MEAN),
         POWER,
+        note="the noncentral t at the effective df of the true kurtosis; on 8,000 releases a "
+        "setting the achieved power lies within 1.7 points of the nominal, at or above it "
+        "from 50 scenarios",
     ),
     Method(
-        "minimum_detectable_difference (McNemar, Connor)",
+        "minimum_detectable_difference (McNemar, exact)",
         "power",
         "modal_accuracy",
         POPULATION,
         mdd_power("modal_accuracy"),
         tuple(replace(s, metric="modal_accuracy", difference=0.15) for s in POWER),
+        note="the test's exact power; on 20,000 releases a setting McNemar's test reaches "
+        "31.3%, 69.5% and 96.7% at S=20, 50 and 106 (icc 0.3) where it states 30.9%, 69.8% "
+        "and 96.7%: the 400 releases at S=20 icc 0.3 fall 2.5 MC SE below",
     ),
 )
 #: The harness's own checks: an interval that must pass and one that must fail.

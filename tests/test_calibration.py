@@ -273,12 +273,21 @@ HARD = [
         "test",
         "mean_trial_accuracy",
         Setting(scenarios=50, icc=0.3, pair_corr=0.0, rate=0.5),
-        id="unpaired score test, uncorrelated pairs, icc 0.3",
-        marks=pytest.mark.xfail(
-            strict=True,
-            reason="the two-proportion score test treats clustered trials as independent "
-            "(issue 39)",
-        ),
+        id="unpaired score test from counts, uncorrelated pairs, icc 0.3",
+    ),
+    pytest.param(
+        "unpaired_reasoning(cells=...)",
+        "test",
+        "mean_trial_accuracy",
+        Setting(scenarios=50, icc=0.75, pair_corr=0.0, rate=0.9),
+        id="unpaired score test at the effective sizes, uncorrelated pairs, icc 0.75",
+    ),
+    pytest.param(
+        "paired_accuracy_difference",
+        "interval",
+        "mean_trial_accuracy",
+        Setting(scenarios=20, icc=0.75, pair_corr=0.9, rate=0.9, difference=0.05),
+        id="paired t interval at its effective df, skewed differences near 1",
     ),
 ]
 

@@ -23,6 +23,7 @@ from analysis.inference.detectable import (
     t_power,
     unpaired_mdd,
 )
+from analysis.inference.detectable_mcnemar import mcnemar_power
 from analysis.inference.detectable_release import rank_gaps, release_design
 from analysis.inference.paired import mcnemar_score_p
 
@@ -83,17 +84,33 @@ def test_power_table_at_every_size_from_2_to_1000():
     np.testing.assert_allclose(even["mdd"], mcnemar_mdd(N[::2], 0.3), rtol=1e-12, equal_nan=True)
 
 
-def test_connor_and_the_unpaired_mdd_solve_their_equations_at_every_size():
-    z_a, z_b = stats.norm.ppf(0.975), stats.norm.ppf(0.8)
+def test_the_paired_and_unpaired_mdds_solve_their_equations_at_every_size():
     d = mcnemar_mdd(N, 0.25)
     ok = ~np.isnan(d)
-    needed = (z_a * 0.5 + z_b * np.sqrt(0.25 - d[ok] ** 2)) ** 2 / d[ok] ** 2
-    np.testing.assert_allclose(needed, N[ok], rtol=1e-9)
+    assert decreasing(d[ok]) and ok[-1] and not ok[0]
+    reached = np.array([mcnemar_power(x, n, 0.25) for x, n in zip(d[ok], N[ok], strict=True)])
+    np.testing.assert_allclose(reached, 0.8, atol=1e-9)
     gap = unpaired_mdd(N, 5, 0.3, 0.85)
     assert np.isfinite(gap).all() and decreasing(gap)
     h = proportion_effectsize(0.85, 0.85 - gap)
     effective = N * 5 / (1 + 4 * 0.3)
     np.testing.assert_allclose(NormalIndPower().power(h, effective, 0.05), 0.8, atol=1e-9)
+
+
+def test_the_mcnemar_power_is_the_exact_sum_over_every_table():
+    # every (b, c) of 12 pairs enumerated: the multinomial probability of the tables the
+    # score test rejects
+    n, psi, d = 12, 0.4, 0.25
+    b, c = np.meshgrid(np.arange(n + 1), np.arange(n + 1), indexing="ij")
+    keep = b + c <= n
+    b, c = b[keep], c[keep]
+    probability = stats.multinomial.pmf(
+        np.stack([b, c, n - b - c], 1), n, [(psi + d) / 2, (psi - d) / 2, 1 - psi]
+    )
+    rejects = np.array([mcnemar_score_p(int(x), int(y)) < 0.05 for x, y in zip(b, c, strict=True)])
+    assert mcnemar_power(d, n, psi) == pytest.approx(probability[rejects].sum(), abs=1e-12)
+    with pytest.raises(ValueError, match="difference"):
+        mcnemar_power(0.5, n, psi)
 
 
 def test_detectable_effect_and_its_inverse_at_every_size_from_2_to_1000():

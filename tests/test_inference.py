@@ -86,13 +86,41 @@ def test_unpaired_reasoning_on_the_published_counts(conditions):
     table = inf.unpaired_reasoning(conditions)
     n_models = conditions.groupby("model", observed=True).reasoning_level.nunique().eq(2).sum()
     assert len(table) == 2 * n_models
-    assert table.method.str.contains("ignores pairing and clustering").all()
-    assert not table.method.str.contains("conservative").any()
+    assert table.method.str.contains("ignores pairing").all()
+    accuracy = table.loc[table.metric == "mean_trial_accuracy"]
+    # from counts alone each scenario counts once: the largest design effect
+    assert accuracy.method.str.contains("each scenario counted once").all()
+    high = conditions.set_index(["model", "reasoning_level"])["n_cells"]
+    for row in accuracy.itertuples():
+        assert row.n_effective_high == high[(row.model, "high")]
     excluding = (table.ci_low > 0) | (table.ci_high < 0)
     # each interval inverts the test beside it: p < .05 exactly where it excludes zero
-    assert (excluding == (table.p < 0.05)).all()
-    assert excluding.sum() == 8
+    assert table.p.notna().all() and (excluding == (table.p < 0.05)).all()
     assert table.method.str.startswith("Miettinen-Nurminen score interval").all()
+
+
+def test_unpaired_reasoning_from_verdicts_uses_the_clustered_effective_size():
+    from analysis.inference._arrays import effective_size_interval
+    from analysis.inference.simulate import simulated_cells
+    from analysis.scoring.leaderboard import reasoning_level
+
+    cells, _ = simulated_cells(n_models=1, n_scenarios=40, seed=3)
+    counts = condition_scores(cells)
+    counts["reasoning_level"] = counts["reasoning"].astype(str).map(reasoning_level)
+    table = inf.unpaired_reasoning(counts, cells).set_index("metric")
+    row = table.loc["mean_trial_accuracy"]
+    high = cells.loc[cells["reasoning"].astype(str) == "high"]
+    per = high.groupby(high["scenario_id"].astype(str), observed=True)[["n_correct", "n_trials"]]
+    _, _, size = effective_size_interval(*per.sum().to_numpy().T)
+    assert row.n_effective_high == pytest.approx(size)
+    assert "estimated from per-trial verdicts" in row.method
+    assert (row.p < 0.05) == (row.ci_low > 0 or row.ci_high < 0)
+    # fewer than MIN_CLUSTERS scenarios: no test, and a note
+    few = counts.assign(n_cells=5)
+    assert (
+        "fewer than 10"
+        in inf.unpaired_reasoning(few).set_index("metric").loc["mean_trial_accuracy", "note"]
+    )
 
 
 def test_unpaired_reasoning_warns_nothing_when_a_rate_is_zero_or_one():
@@ -112,7 +140,7 @@ def test_unpaired_reasoning_warns_nothing_when_a_rate_is_zero_or_one():
         table = inf.unpaired_reasoning(pd.DataFrame(rows | counts)).set_index("metric")
     assert table.loc["over_refusal", "estimate"] == pytest.approx(0.15)
     assert 0 < table.loc["over_refusal", "p"] < 0.05
-    assert 0 < table.loc["mean_trial_accuracy", "p"] < 1e-6
+    assert 0 < table.loc["mean_trial_accuracy", "p"] < 0.01  # 20 scenarios a side
 
 
 # --------------------------------------------------------------------------------------------
@@ -221,11 +249,11 @@ def test_rank_uncertainty_from_counts_is_labelled(conditions):
 
 
 def test_minimum_detectable_difference_by_its_formulas():
-    z_a, z_b = stats.norm.ppf(0.975), stats.norm.ppf(0.8)
+    from analysis.inference.detectable_mcnemar import mcnemar_power
+
     psi, n = 0.25, 106
     d = inf.minimum_detectable_difference(n, discordance=psi)
-    needed = (z_a * np.sqrt(psi) + z_b * np.sqrt(psi - d * d)) ** 2 / d**2
-    assert needed == pytest.approx(n)
+    assert mcnemar_power(d, n, psi) == pytest.approx(0.8)
     d_t = inf.minimum_detectable_difference(n, sd_diff=0.3)
     assert TTestPower().power(effect_size=d_t / 0.3, nobs=n, alpha=0.05) == pytest.approx(0.8)
     assert np.isnan(inf.minimum_detectable_difference(1, discordance=0.2))

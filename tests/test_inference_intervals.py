@@ -166,7 +166,7 @@ def test_tango_interval_and_the_mcnemar_score_test_always_agree():
     assert disagreements == 0
 
 
-def test_paired_mean_accuracy_is_the_paired_t_of_pingouin():
+def test_paired_mean_accuracy_is_the_paired_t_of_pingouin_at_its_effective_df():
     rng = np.random.default_rng(7)
     spec = {}
     for i in range(20):
@@ -177,10 +177,17 @@ def test_paired_mean_accuracy_is_the_paired_t_of_pingouin():
     high = [sum(p == B for p in spec[(f"s{i:02d}", HIGH)]) / 5 for i in range(20)]
     floor = [sum(p == B for p in spec[(f"s{i:02d}", FLOOR)]) / 5 for i in range(20)]
     expected = pg.ttest(high, floor, paired=True)
-    assert row.estimate == pytest.approx(np.mean(np.subtract(high, floor)))
-    assert row.p == pytest.approx(expected["p_val"].iloc[0])
-    # pingouin prints its interval to two decimals
-    assert [row.ci_low, row.ci_high] == pytest.approx(list(expected["CI95"].iloc[0]), abs=0.005)
+    diff = np.subtract(high, floor)
+    assert row.estimate == pytest.approx(diff.mean())
+    # pingouin's statistic, referred to t at the effective (Satterthwaite) df
+    kurtosis = stats.kurtosis(diff, fisher=False, bias=True)
+    df = 2 / (2 / 19 + max(kurtosis - 3, 0) / 20)
+    assert row.df == pytest.approx(df) and df <= 19
+    t = float(expected["T"].iloc[0])
+    assert row.p == pytest.approx(2 * stats.t.sf(abs(t), df))
+    half = stats.t.isf(0.025, df) * abs(diff.mean() / t)
+    assert [row.ci_low, row.ci_high] == pytest.approx([diff.mean() - half, diff.mean() + half])
+    assert (row.p < 0.05) == (row.ci_low > 0 or row.ci_high < 0)
     assert "t-test" in row.test and "t interval" in row.method
 
 

@@ -11,9 +11,12 @@ treats trials as independent fits only these scenarios held fixed. Fewer than
 :data:`MIN_CLUSTERS` scenarios: NaN bounds and a note; a bootstrap without spread: Wilson on
 scenarios (named in ``method``); never a zero-width interval.
 
-- :mod:`.paired`: reasoning floor against high, paired by scenario; unpaired fallback; power
+- :mod:`.paired`: reasoning floor against high, paired by scenario
+- :mod:`.paired_power`: what a paired contrast could detect
+- :mod:`.unpaired`: the same contrast from counts, clustering accounted for
 - :mod:`.two_proportions`: the two-proportion score test and the interval inverting it
 - :mod:`.detectable`: what a design can detect, and the scenarios a difference needs
+- :mod:`.detectable_mcnemar`: the exact power of McNemar's test, and what it detects
 - :mod:`.detectable_release`: a release's design, and Table 2's adjacent gaps against it
 - :mod:`.detectable_power`: the power each detectable difference achieves in simulated releases
 - :mod:`.clustered`: scenario-clustered intervals, ICC and design effect, pooled quantities
@@ -47,14 +50,12 @@ from analysis.inference.detectable_release import rank_gaps, release_design
 from analysis.inference.difficulty import pattern_difficulty
 from analysis.inference.multiplicity import FAMILIES, adjust_pvalues
 from analysis.inference.paired import (
-    minimum_detectable_difference,
     newcombe_paired_interval,
     paired_accuracy_difference,
     paired_binary_difference,
-    power_table,
     reasoning_pairs_of,
-    unpaired_reasoning,
 )
+from analysis.inference.paired_power import minimum_detectable_difference, power_table
 from analysis.inference.pairing_bound import correlation_needed
 from analysis.inference.passk import pass_hat_k
 from analysis.inference.ranks import (
@@ -64,6 +65,7 @@ from analysis.inference.ranks import (
 )
 from analysis.inference.simulate import simulate_release
 from analysis.inference.two_proportions import score_difference
+from analysis.inference.unpaired import unpaired_reasoning
 
 __all__ = [
     "ESTIMAND",

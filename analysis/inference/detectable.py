@@ -7,8 +7,8 @@ whose binary outcome differs between the two settings). Three comparisons, each 
 test the package runs for it:
 
 - **paired**: a model's reasoning floor against high on its per-scenario modal outcome,
-  McNemar's test (:func:`analysis.inference.paired.paired_binary_difference`); Connor's
-  normal approximation of its power at the given discordance;
+  McNemar's test (:func:`analysis.inference.paired.paired_binary_difference`); its exact
+  power at the given discordance (:mod:`analysis.inference.detectable_mcnemar`);
 - **unpaired**: two Table 2 conditions from their counts, a two-proportion test at the
   effective sample size of each, scenarios x trials / design effect (the design effect
   1 + (m - 1) ICC); statsmodels' ``NormalIndPower`` on Cohen's h
@@ -19,8 +19,8 @@ test the package runs for it:
   ``TTestPower`` times the standard deviation of the per-scenario differences the design
   implies.
 
-Every power is statsmodels' (or Connor's closed form, which statsmodels does not offer for
-McNemar's test), and every root is found by bisection on it, vectorised over the numbers of
+Every power is statsmodels' (or, for McNemar's test, which statsmodels does not offer, the
+exact binomial sum), and every root is found by bisection on it, vectorised over the numbers of
 scenarios: statsmodels' ``solve_power`` returns a one-element array instead of a float for
 some numbers of scenarios (73, 87, 92, ... of 2 to 1,000), meets its target power only to
 about 1e-6, and takes about 40 ms a call. The t-test's power is scipy's noncentral t
@@ -36,9 +36,9 @@ import numpy as np
 import pandas as pd
 from scipy import stats
 
-#: The level and power a detectable difference is stated at unless told otherwise.
-ALPHA = 0.05
-POWER = 0.8
+from analysis.inference._design_checks import ALPHA, POWER, _check, _check_counts
+from analysis.inference.detectable_mcnemar import MCNEMAR_POWER, mcnemar_mdd
+
 #: Bisection steps: the bracket shrinks by 2^-64, below a double's resolution.
 _STEPS = 64
 #: The most scenarios :func:`scenarios_needed` searches.
@@ -49,7 +49,7 @@ UNPAIRED = "two Table 2 conditions (unpaired, from counts)"
 GATE = "condition vs reference gate (paired by scenario)"
 COMPARISONS = (PAIRED, UNPAIRED, GATE)
 METHODS = {
-    PAIRED: "McNemar's test on the modal outcome, Connor's normal approximation",
+    PAIRED: MCNEMAR_POWER,
     UNPAIRED: "two-proportion test at n / DEFF per condition, statsmodels NormalIndPower "
     "on Cohen's h",
     GATE: "paired t-test on per-scenario mean-trial accuracy minus the gate's verdict, "
@@ -71,38 +71,6 @@ COLUMNS = [
     "method",
     "assumptions",
 ]
-
-
-def _check(
-    name: str, value, low: float, high: float, *, closed_low: bool = False, closed_high=False
-) -> float:
-    """``value`` as a float inside (low, high) (closed at either end when told), or one
-    ValueError naming ``name``."""
-    try:
-        number = float(value)
-    except (TypeError, ValueError):
-        raise ValueError(f"{name} must be a number, not {value!r}") from None
-    above = low <= number if closed_low else low < number
-    below = number <= high if closed_high else number < high
-    if not (above and below):
-        brackets = ("[" if closed_low else "(") + f"{low}, {high}" + ("]" if closed_high else ")")
-        raise ValueError(f"{name} must lie in {brackets}, not {value!r}")
-    return number
-
-
-def _check_counts(n_scenarios, trials_per_cell: int | None = None) -> np.ndarray:
-    """The scenario counts as an int array (each at least 2: a test needs two scenarios),
-    and the trials per cell at least 1; else one ValueError naming the argument."""
-    n = np.asarray(n_scenarios)
-    if n.size == 0 or not np.issubdtype(n.dtype, np.number) or np.any(n != np.round(n)):
-        raise ValueError(f"n_scenarios must be whole numbers, not {n_scenarios!r}")
-    if np.any(n < 2):
-        raise ValueError(f"n_scenarios must be at least 2 (a test needs two), not {n_scenarios!r}")
-    if trials_per_cell is not None and (
-        not float(trials_per_cell).is_integer() or int(trials_per_cell) < 1
-    ):
-        raise ValueError(f"trials_per_cell must be a whole number >= 1, not {trials_per_cell!r}")
-    return n.astype("int64")
 
 
 def _bisect(f, low: np.ndarray, high: np.ndarray) -> np.ndarray:
@@ -184,34 +152,6 @@ def _t_effect_one(n_scenarios: float, alpha: float, power: float) -> float:
     low, high = _t_bracket(flat, alpha, power)
     gap = lambda e: float(t_power(np.array([e]), flat, alpha)[0]) - power  # noqa: E731
     return float(brentq(gap, low[0], high[0], xtol=1e-14, rtol=1e-14))
-
-
-def mcnemar_mdd(n_scenarios, discordance: float, alpha: float = ALPHA, power: float = POWER):
-    """The paired difference in a binary outcome McNemar's test detects with ``power`` at
-    ``discordance`` (share of discordant pairs): Connor's normal approximation
-    n = (z_a sqrt(psi) + z_b sqrt(psi - d^2))^2 / d^2 solved for d (statsmodels has no power
-    for McNemar's test). NaN where no d up to the discordance reaches ``power``.
-
-    Examples
-    --------
-    >>> round(float(mcnemar_mdd(100, 0.2)), 4)
-    0.1238
-    """
-    n = _check_counts(n_scenarios)
-    psi = _check("discordance", discordance, 0, 1, closed_high=True)
-    alpha = _check("alpha", alpha, 0, 1)
-    power = _check("power", power, 0, 1)
-    z_a, z_b = stats.norm.ppf(1 - alpha / 2), stats.norm.ppf(power)
-    flat = n.reshape(-1).astype("float64")
-
-    def needed(d: np.ndarray) -> np.ndarray:  # scenarios needed at d, decreasing in d
-        spread = z_a * np.sqrt(psi) + z_b * np.sqrt(np.maximum(psi - d * d, 0.0))
-        return spread**2 / (d * d)
-
-    upper = np.full_like(flat, psi)  # the difference cannot exceed the discordance
-    found = _bisect(lambda d: flat - needed(d), np.full_like(flat, 1e-12), upper)
-    found = np.where(needed(upper) <= flat, found, np.nan).reshape(n.shape)
-    return float(found) if found.ndim == 0 else found
 
 
 def _below(rate: float, h: np.ndarray) -> np.ndarray:
@@ -348,7 +288,7 @@ def detectable_effect(
     >>> table = detectable_effect(106, 5, 0.3, discordance=0.2, rate=0.9, gate_rate=0.6)
     >>> table[["comparison", "mdd"]].round(4)
                                              comparison     mdd
-    0      reasoning floor vs high (paired by scenario)  0.1203
+    0      reasoning floor vs high (paired by scenario)  0.1155
     1    two Table 2 conditions (unpaired, from counts)  0.0887
     2  condition vs reference gate (paired by scenario)  0.1452
     >>> detectable_effect(0)
@@ -486,7 +426,7 @@ def scenarios_needed(
     >>> table = scenarios_needed(0.05, 5, 0.3, discordance=0.2, rate=0.9, gate_rate=0.6)
     >>> table[["comparison", "scenarios_needed"]]
                                              comparison  scenarios_needed
-    0      reasoning floor vs high (paired by scenario)               626
+    0      reasoning floor vs high (paired by scenario)               622
     1    two Table 2 conditions (unpaired, from counts)               300
     2  condition vs reference gate (paired by scenario)               880
     """

@@ -104,7 +104,7 @@ def simulated_power(
     >>> table = simulated_power(106, 5, icc=0.3, discordance=0.3, rate=0.85, draws=200)
     >>> table[["mdd", "power_nominal", "power_achieved", "mc_se"]].round(3)
          mdd  power_nominal  power_achieved  mc_se
-    0  0.147            0.8           0.835  0.026
+    0  0.144            0.8           0.810  0.028
     1  0.102            0.8           0.785  0.029
     2  0.141            0.8           0.795  0.029
     """

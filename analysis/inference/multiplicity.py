@@ -24,10 +24,10 @@ FAMILIES = {
     "reasoning-published": Family(
         "reasoning contrasts, published counts",
         "each model's high minus floor setting, one test per model and metric",
-        "tests on counts treat trials (or cells) as independent: they ignore the pairing by "
-        "scenario (which a correlation across settings would sharpen) and the clustering of "
-        "trials within scenarios (which widens), so a contrast surviving here may not survive "
-        "with the per-trial verdicts, and one failing here may",
+        "tests on counts ignore the pairing by scenario (which a correlation across settings "
+        "would sharpen) and count each scenario once for mean-trial accuracy (the largest "
+        "design effect, as counts cannot estimate the clustering), so a contrast failing here "
+        "may survive with the per-trial verdicts",
     ),
     "reasoning-paired": Family(
         "reasoning contrasts, paired by scenario",

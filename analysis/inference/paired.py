@@ -1,5 +1,5 @@
-"""Reasoning floor against high: paired by scenario from per-trial verdicts, or unpaired
-from published counts (labelled as ignoring pairing and clustering)."""
+"""Reasoning floor against high, paired by scenario from per-trial verdicts, and the power
+of the paired design (the unpaired contrast from counts: :mod:`.unpaired`)."""
 
 from __future__ import annotations
 
@@ -18,14 +18,15 @@ from analysis.inference._arrays import (
     pair_rows,
     ratio,
 )
-from analysis.inference.detectable import mcnemar_mdd, t_effect
-from analysis.inference.two_proportions import SCORE_METHOD, SCORE_TEST, score_difference
+from analysis.inference.two_proportions import SCORE_METHOD
 from analysis.scoring.leaderboard import floor_and_high, reasoning_level
-from analysis.scoring.metrics import reasoning_contrasts
 
 UNPAIRED_METHOD = SCORE_METHOD
-PAIRED_T = "paired t interval on per-scenario differences"
-PAIRED_T_TEST = "paired t-test (the interval's statistic)"
+PAIRED_T = (
+    "paired t interval on per-scenario differences, effective df (Satterthwaite, from "
+    "their kurtosis: fewer where a few scenarios carry the spread)"
+)
+PAIRED_T_TEST = "paired t-test at the interval's effective df (the interval's statistic)"
 TANGO = "Tango's score interval (inverts the McNemar score test)"
 MCNEMAR_SCORE = "McNemar score test, no continuity correction (the interval's statistic)"
 NEWCOMBE_PAIRED = "Newcombe paired hybrid score (method 10)"
@@ -88,9 +89,16 @@ def paired_accuracy_difference(
 
     Per pair, the difference of the two cells' trial accuracies is taken in every scenario
     scored in both conditions; the estimate is their mean, and the test and the interval are
-    built on that one statistic: the paired t-test and its t interval (scipy's
-    ``ttest_rel``), so the interval excludes 0 exactly when p < .05. Fewer than
-    ``MIN_CLUSTERS`` paired scenarios, or every difference alike, gives NaN bounds and a note.
+    built on that one statistic, the paired t: mean / (sd / sqrt(n)), referred to Student's t
+    at the effective degrees of freedom of the variance, df = 2 / (2 / (n - 1) + (k - 3) / n)
+    with k = n sum r^4 / (sum r^2)^2 the differences' kurtosis (r their deviations from
+    the mean; Satterthwaite's moment match of the variance estimate's own variance), at
+    most n - 1, which it is for normal differences; so the interval excludes 0 exactly when
+    p < .05. Near an accuracy of 1 with strongly paired settings most differences are 0 and
+    a few scenarios carry the spread: the t at n - 1 df then covered 89.5% (4,000 simulated
+    releases of 20 scenarios, ICC 0.75, rate 0.9, pairing 0.9), at the effective df 94.4%.
+    Fewer than ``MIN_CLUSTERS`` paired scenarios, or every difference
+    alike, gives NaN bounds and a note.
 
     Parameters
     ----------
@@ -104,8 +112,16 @@ def paired_accuracy_difference(
     Returns
     -------
     DataFrame
-        ``source, contrast, metric, estimate, ci_low, ci_high, p, test, method,
-        n_clusters, n_unpaired, pairing, sd_diff, note``.
+        One row per pair: ``source, contrast, metric, estimate, ci_low, ci_high, p, test,
+        method, n_clusters, n_unpaired, pairing, sd_diff, df, note``; ``n_clusters`` the
+        paired scenarios, ``sd_diff`` the SD of their differences, ``df`` the effective
+        degrees of freedom.
+
+    See Also
+    --------
+    paired_binary_difference : modal accuracy and over-refusal, McNemar and Tango.
+    unpaired_reasoning : the same contrast from counts alone.
+    minimum_detectable_difference : what a paired design of this size detects.
 
     Examples
     --------
@@ -114,8 +130,8 @@ def paired_accuracy_difference(
     >>> out = paired_accuracy_difference(cells)
     >>> out[["contrast", "n_clusters", "pairing"]].to_dict("records")
     [{'contrast': 'sim-01: high - off', 'n_clusters': 40, 'pairing': 'paired'}]
-    >>> bool(out.ci_low.iloc[0] <= out.estimate.iloc[0] <= out.ci_high.iloc[0])
-    True
+    >>> out[["estimate", "ci_low", "ci_high", "p", "df"]].round(4).values.tolist()
+    [[0.03, -0.0487, 0.1087, 0.4456, 39.0]]
     """
     del n_boot, seed
     pairs = reasoning_pairs_of(cells) if pairs is None else pairs
@@ -146,18 +162,36 @@ def paired_accuracy_difference(
             if not diff.std() > 0:
                 rows.append({**row, "note": "no test: every scenario's difference is the same"})
                 continue
-            test = stats.ttest_rel(high, floor)
-            interval = test.confidence_interval(0.95)
-            rows.append(
-                {
-                    **row,
-                    "ci_low": float(interval.low),
-                    "ci_high": float(interval.high),
-                    "p": float(test.pvalue),
-                    "note": "",
-                }
-            )
+            rows.append({**row, **_effective_t(diff), "note": ""})
     return _frame(rows)
+
+
+def effective_df(n: int, kurtosis: float) -> float:
+    """The paired t's effective degrees of freedom on ``n`` differences of ``kurtosis``
+    (Pearson's, 3 for normal): 2 / (2 / (n - 1) + (kurtosis - 3) / n), at most n - 1.
+
+    Examples
+    --------
+    >>> effective_df(20, 3.0), round(effective_df(20, 5.0), 2)
+    (19.0, 9.74)
+    """
+    return 2.0 / (2.0 / (n - 1) + max(float(kurtosis) - 3.0, 0.0) / n)
+
+
+def _effective_t(diff: np.ndarray, alpha: float = 0.05) -> dict:
+    """``ci_low, ci_high, p, df`` of the paired t on ``diff`` at its effective df."""
+    n = len(diff)
+    squares = (diff - diff.mean()) ** 2
+    df = effective_df(n, n * (squares**2).sum() / squares.sum() ** 2)
+    se = diff.std(ddof=1) / np.sqrt(n)
+    half = stats.t.isf(alpha / 2, df) * se
+    p = 2 * stats.t.sf(abs(diff.mean()) / se, df)
+    return {
+        "ci_low": float(diff.mean() - half),
+        "ci_high": float(diff.mean() + half),
+        "p": float(p),
+        "df": float(df),
+    }
 
 
 _COLUMNS = [
@@ -382,168 +416,3 @@ def paired_binary_difference(
                 }
             )
     return _frame(rows)
-
-
-def unpaired_reasoning(conditions: pd.DataFrame) -> pd.DataFrame:
-    """High minus floor from published per-condition counts only: the Miettinen-Nurminen
-    score test and the interval inverting it (:func:`.two_proportions.score_difference`:
-    ``p < .05`` exactly when the 95% interval excludes 0), both treating every trial (cell)
-    as independent, so ignoring the pairing by scenario and the clustering in scenarios.
-
-    Parameters
-    ----------
-    conditions : DataFrame
-        Condition counts with ``model, reasoning_level`` (``analysis.scoring.leaderboard``).
-
-    Returns
-    -------
-    DataFrame
-        One row per (model, metric) for mean-trial accuracy and over-refusal; ``model``
-        names the contrast's model.
-
-    Examples
-    --------
-    >>> import pandas as pd
-    >>> conditions = pd.DataFrame({"model": ["m", "m"], "reasoning": ["off", "high"],
-    ...     "reasoning_level": ["floor", "high"], "n_trials_correct": [50, 70],
-    ...     "n_trials": [100, 100], "n_over_refusals": [5, 5],
-    ...     "n_proceed_opportunities": [40, 40], "n_modal_correct": [10, 14], "n_cells": [20, 20],
-    ...     "n_under_refusals": [1, 1], "n_hold_opportunities": [10, 10]})
-    >>> out = unpaired_reasoning(conditions)
-    >>> out["metric"].tolist(), out["estimate"].round(2).tolist()
-    (['mean_trial_accuracy', 'over_refusal'], [0.2, 0.0])
-    >>> out[["p", "ci_low", "ci_high"]].round(4).values.tolist()
-    [[0.004, 0.0643, 0.3288], [1.0, -0.1572, 0.1572]]
-    """
-    contrasts = reasoning_contrasts(conditions)
-    rows, counts = [], []
-    for r in contrasts.itertuples(index=False):
-        for metric, k, n in (
-            ("mean_trial_accuracy", "n_trials_correct", "n_trials"),
-            ("over_refusal", "n_over_refusals", "n_proceed_opportunities"),
-        ):
-            counts.append([getattr(r, f"{k}_high"), getattr(r, f"{n}_high")])
-            counts[-1] += [getattr(r, f"{k}_floor"), getattr(r, f"{n}_floor")]
-            rows.append(
-                {
-                    "source": "published",
-                    "contrast": f"{r.model}: {r.reasoning_high} - {r.reasoning_floor}",
-                    "model": r.model,
-                    "metric": metric,
-                    "estimate": getattr(r, f"{metric}_diff"),
-                    "ci_low": np.nan,
-                    "ci_high": np.nan,
-                    "p": np.nan,
-                    "test": SCORE_TEST,
-                    "method": UNPAIRED_METHOD,
-                    "n_clusters": np.nan,
-                    "n_unpaired": np.nan,
-                    "pairing": "unpaired: published aggregate counts only",
-                }
-            )
-    counts = np.asarray(counts, dtype="float64").reshape(-1, 4)
-    tested = np.flatnonzero((counts[:, 1] > 0) & (counts[:, 3] > 0))
-    if len(tested):  # every contrast in one vectorised call
-        p, low, high = (np.atleast_1d(v) for v in score_difference(*counts[tested].T))
-        for i, at in enumerate(tested):
-            rows[at].update(p=float(p[i]), ci_low=float(low[i]), ci_high=float(high[i]))
-    return _frame(rows)
-
-
-def minimum_detectable_difference(
-    n_pairs: int,
-    *,
-    discordance: float | None = None,
-    sd_diff: float | None = None,
-    alpha: float = 0.05,
-    power: float = 0.8,
-) -> float:
-    """The smallest paired difference detectable with ``power`` at two-sided ``alpha``.
-
-    With ``discordance`` (share of discordant pairs, binary outcomes): Connor's normal
-    approximation to McNemar's test, n = (z_a sqrt(psi) + z_b sqrt(psi - d^2))^2 / d^2,
-    solved for d (:func:`analysis.inference.detectable.mcnemar_mdd`). With ``sd_diff``
-    (continuous per-scenario differences): the paired t-test's detectable effect size
-    (:func:`analysis.inference.detectable.t_effect`) times ``sd_diff``. NaN with fewer
-    than two pairs, no discordance, or no difference up to the discordance detectable.
-
-    Examples
-    --------
-    >>> round(minimum_detectable_difference(100, sd_diff=1.0), 3)
-    0.283
-    >>> round(minimum_detectable_difference(100, discordance=0.2), 3)
-    0.124
-    """
-    if n_pairs < 2:
-        return np.nan
-    if sd_diff is not None:
-        return t_effect(int(n_pairs), alpha, power) * float(sd_diff)
-    if discordance is None or not discordance > 0:
-        return np.nan
-    return mcnemar_mdd(int(n_pairs), min(float(discordance), 1.0), alpha, power)
-
-
-def power_table(paired: pd.DataFrame, alpha: float = 0.05, power: float = 0.8) -> pd.DataFrame:
-    """Per paired contrast: the minimum detectable difference at its number of scenarios
-    given the observed discordance (binary metrics) or spread of differences (mean-trial).
-
-    Parameters
-    ----------
-    paired : DataFrame
-        Paired contrasts, as :func:`paired_accuracy_difference` and
-        :func:`paired_binary_difference` return them (``source, contrast, metric,
-        n_clusters, discordance, sd_diff, estimate``).
-    alpha, power : float
-        Two-sided level and power, each in (0, 1).
-
-    Returns
-    -------
-    DataFrame
-        ``source, contrast, metric, n_clusters, basis, estimate, mdd, method``: one row per
-        contrast, its estimate beside ``mdd`` (:func:`minimum_detectable_difference`, NaN
-        where the design cannot reach the power) and ``basis``, what the MDD rests on.
-
-    See Also
-    --------
-    minimum_detectable_difference : The MDD of one contrast.
-    detectable_effect : The MDD of a design before it is run.
-
-    Examples
-    --------
-    >>> from analysis.inference.simulate import simulated_cells
-    >>> cells, scenarios = simulated_cells(n_models=1, n_scenarios=60, seed=6)
-    >>> tables = [paired_accuracy_difference(cells), paired_binary_difference(cells)]
-    >>> paired = pd.concat(tables)
-    >>> power_table(paired)[["metric", "basis", "estimate", "mdd"]].round(3)
-                    metric                    basis  estimate    mdd
-    0  mean_trial_accuracy  sd of differences 0.287     0.147  0.106
-    1       modal_accuracy        discordance 0.217     0.183  0.165
-    """
-    rows = []
-    for r in paired.itertuples(index=False):
-        n = int(r.n_clusters) if pd.notna(r.n_clusters) else 0
-        binary = r.metric != "mean_trial_accuracy"
-        mdd = minimum_detectable_difference(
-            n,
-            discordance=r.discordance if binary and pd.notna(r.discordance) else None,
-            sd_diff=None if binary or pd.isna(r.sd_diff) else r.sd_diff,
-            alpha=alpha,
-            power=power,
-        )
-        rows.append(
-            {
-                "source": r.source,
-                "contrast": r.contrast,
-                "metric": r.metric,
-                "n_clusters": n,
-                "basis": f"discordance {r.discordance:.3f}"
-                if binary
-                else f"sd of differences {r.sd_diff:.3f}",
-                "estimate": r.estimate,
-                "mdd": mdd,
-                "method": "Connor (McNemar, normal approx.)"
-                if binary
-                else "paired t (statsmodels)",
-            }
-        )
-    return pd.DataFrame(rows)

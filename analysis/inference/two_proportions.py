@@ -94,8 +94,22 @@ def score_difference(
     correction : bool
         Miettinen and Nurminen's variance factor N / (N - 1) (statsmodels' default).
 
+    Returns
+    -------
+    p, low, high : ndarray or float
+        The two-sided p of no difference and the interval's bounds for p1 - p0, shaped as
+        the broadcast counts (floats for scalar counts).
+
+    See Also
+    --------
+    score_statistic : the statistic the test and the interval share.
+    analysis.inference.unpaired_reasoning : this on counts divided by their design effects.
+
     Examples
     --------
+    Effective counts need not be whole: 150 of 250 trials against 100 of 250, each at a design
+    effect of 5, are 30 of 50 against 20 of 50:
+
     >>> p, low, high = score_difference(30, 50, 20, 50)
     >>> round(float(p), 4), round(float(low), 4), round(float(high), 4)
     (0.0466, 0.003, 0.382)

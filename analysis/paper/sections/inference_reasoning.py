@@ -41,6 +41,7 @@ PAIRED_SHOWN = [
     "survives_bh",
     "n_clusters",
     "pairing",
+    "df",
     "note",
 ]
 
@@ -89,7 +90,8 @@ def unpaired_numbers(unpaired: pd.DataFrame) -> pd.DataFrame:
     survive Holm and Benjamini-Hochberg within their metric."""
     note = (
         "high minus floor, published counts, unpaired: Miettinen-Nurminen score interval "
-        "(inverts the score test; ignores pairing and clustering)"
+        "(inverts the score test; each scenario counted once for mean-trial accuracy, the "
+        "largest design effect; ignores pairing)"
     )
     rows = []
     for row in unpaired.itertuples():
@@ -204,7 +206,8 @@ def paired_contrasts(section: Section, cells: pd.DataFrame, tag: str) -> None:
         paired,
         f"inference-{tag}-reasoning-paired",
         "Reasoning high minus floor paired by scenario, each test built on its 95% interval's "
-        "statistic: paired t-test and t interval (mean trial accuracy); McNemar score test "
+        "statistic: paired t-test and t interval at the effective (Satterthwaite) df, column "
+        "df (mean trial accuracy); McNemar score test "
         "and Tango's score interval (modal accuracy, over-refusal); Holm and "
         "Benjamini-Hochberg within each metric.",
         show_rows=40,
@@ -214,6 +217,7 @@ def paired_contrasts(section: Section, cells: pd.DataFrame, tag: str) -> None:
         inf.power_table(paired),
         f"inference-{tag}-power",
         "Minimum detectable paired difference (80% power, two-sided alpha .05) at the "
-        "number of paired scenarios, given the observed discordance or spread.",
+        "number of paired scenarios, given the observed discordance (McNemar's score test, "
+        "exact power) or spread (paired t at the contrast's effective df).",
         show_rows=40,
     )
