@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import argparse
 import os
+import shlex
 import sys
 import tempfile
 import time
@@ -952,7 +953,7 @@ def main(argv=None) -> None:
     print(f"\n{len(table)} rows in {seconds:.0f} s; failing: {(table.verdict == 'fail').sum()}")
     if args.no_write:
         return
-    command = ("python benchmarks/bench_calibration.py " + " ".join(sys.argv[1:])).strip()
+    command = shlex.join(["python", "benchmarks/bench_calibration.py", *sys.argv[1:]])
     if args.update:  # the chosen methods' rows replace theirs in the last run's
         keys = ["method", "kind", "quantity", "estimand"]
         old = pd.read_csv(ROWS)
