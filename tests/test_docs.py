@@ -29,37 +29,6 @@ PACKAGES = ("analysis", "analysis.inference")
 #: says why it has no ``__all__``).
 EXPLORING = "analysis.exploring"
 _DIRECTIVE = re.compile(r"^\.\. (?:autofunction|py:data):: (\S+)$", re.M)
-#: Inference functions whose docstrings are being completed (Parameters, Returns, an example
-#: showing values) with the inference reference: expected to fail the docstring check
-#: below until then. Once every one passes, this set is empty and the check has no exception.
-INFERENCE_PENDING = frozenset(
-    {
-        "analysis.inference.adjust_pvalues",
-        "analysis.inference.anova_icc",
-        "analysis.inference.correlation_needed",
-        "analysis.inference.gee_accuracy",
-        "analysis.inference.least_clustered_counts",
-        "analysis.inference.newcombe_paired_interval",
-        "analysis.inference.pass_hat_k",
-        "analysis.inference.pattern_difficulty",
-        "analysis.inference.pooled_direction_asymmetry",
-        "analysis.inference.pooled_mirror_gap",
-        "analysis.inference.pooled_pattern_accuracy",
-        "analysis.inference.rank_gaps",
-        "analysis.inference.rank_uncertainty",
-        "analysis.inference.rank_uncertainty_from_counts",
-        "analysis.inference.reasoning_pairs_of",
-        "analysis.inference.simulate_release",
-        "analysis.inference.trial_rows",
-    }
-)
-#: Pages being rewritten with the inference reference, whose directives do not yet all
-#: name their objects fully dotted.
-PAGES_PENDING = {
-    "inference.md": (
-        pytest.mark.xfail(reason="rewritten with the inference reference", strict=False),
-    )
-}
 
 
 def public_names() -> dict[str, object]:
@@ -107,14 +76,7 @@ def test_every_directive_names_a_public_name_once():
     assert sorted({n for n in names if names.count(n) > 1}) == [], "documented twice"
 
 
-def _pages() -> list:
-    return [
-        pytest.param(page, id=page, marks=PAGES_PENDING.get(page, ()))
-        for page in sorted({page for page, _ in directives()})
-    ]
-
-
-@pytest.mark.parametrize("page", _pages())
+@pytest.mark.parametrize("page", sorted({page for page, _ in directives()}))
 def test_every_directive_names_its_object_fully_dotted(page):
     """``.. autofunction:: analysis.inference.rank_gaps``, never ``rank_gaps``."""
     names = [name for where, name in directives(raw=True) if where == page]
@@ -190,18 +152,7 @@ def docstring_gaps(function: Callable) -> list[str]:
     return gaps
 
 
-def _docstring_cases() -> list:
-    cases = []
-    for dotted in functions():
-        marks = ()
-        if dotted in INFERENCE_PENDING:
-            reason = "its docstring is being completed with the inference reference"
-            marks = (pytest.mark.xfail(reason=reason, strict=False),)
-        cases.append(pytest.param(dotted, id=dotted, marks=marks))
-    return cases
-
-
-@pytest.mark.parametrize("dotted", _docstring_cases())
+@pytest.mark.parametrize("dotted", sorted(functions()))
 def test_every_public_function_has_parameters_returns_and_an_example_showing_values(dotted):
     """The doctests run in tests/test_public_api.py; here, what the docstring holds."""
     assert docstring_gaps(functions()[dotted]) == []

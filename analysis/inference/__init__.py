@@ -19,7 +19,8 @@ scenarios (named in ``method``); never a zero-width interval.
 - :mod:`.detectable_mcnemar`: the exact power of McNemar's test, and what it detects
 - :mod:`.detectable_release`: a release's design, and Table 2's adjacent gaps against it
 - :mod:`.detectable_power`: the power each detectable difference achieves in simulated releases
-- :mod:`.clustered`: scenario-clustered intervals, ICC and design effect, pooled quantities
+- :mod:`.clustered`: scenario-clustered intervals, ICC and design effect
+- :mod:`.pooled`: the paper's pooled quantities with clustered intervals
 - :mod:`.design_bound`: the smallest design effect published counts allow (Table 2)
 - :mod:`.multiplicity`: Holm and Benjamini-Hochberg within named families (:data:`FAMILIES`)
 - :mod:`.pairing_bound`: the correlation across settings an unpaired Holm survivor needs
@@ -38,9 +39,6 @@ from analysis.inference.clustered import (
     anova_icc,
     clustered_accuracy,
     gee_accuracy,
-    pooled_direction_asymmetry,
-    pooled_mirror_gap,
-    pooled_pattern_accuracy,
     trial_rows,
 )
 from analysis.inference.design_bound import design_effect_bound, least_clustered_counts
@@ -58,6 +56,11 @@ from analysis.inference.paired import (
 from analysis.inference.paired_power import minimum_detectable_difference, power_table
 from analysis.inference.pairing_bound import correlation_needed
 from analysis.inference.passk import pass_hat_k
+from analysis.inference.pooled import (
+    pooled_direction_asymmetry,
+    pooled_mirror_gap,
+    pooled_pattern_accuracy,
+)
 from analysis.inference.ranks import (
     rank_uncertainty,
     rank_uncertainty_from_counts,

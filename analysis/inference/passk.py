@@ -52,12 +52,19 @@ def pass_hat_k(
         Scored cells (``analysis.scoring.rules.score_cells``).
     k_max : int, optional
         Largest k; default the largest number of trials in a cell.
+    n_boot, seed : int
+        Resamples and seed of the scenario-cluster bootstrap.
 
     Returns
     -------
     DataFrame
         ``source, condition, k, estimate, ci_low, ci_high, n_clusters, n_short, method,
         note`` (intervals as :func:`~analysis.inference._arrays.guarded_interval`).
+
+    See Also
+    --------
+    clustered_accuracy : pass^1's counterpart, mean-trial accuracy, with its ICC.
+    analysis.condition_scores : pass5 (every trial correct) as Table 2 gives it.
 
     Examples
     --------
