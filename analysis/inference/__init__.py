@@ -8,15 +8,16 @@ with ``estimate, ci_low, ci_high`` (95%), ``p`` where there is a test, ``method`
 Estimand (:data:`ESTIMAND`, stated once): every clustered interval is about a population of
 scenarios like these (scenarios resampled), unless its row says otherwise; an interval that
 treats trials as independent fits only these scenarios held fixed. Fewer than
-:data:`MIN_CLUSTERS` scenarios: NaN bounds and a note; a bootstrap without spread: Wilson on
-scenarios (named in ``method``); never a zero-width interval.
+:data:`MIN_CLUSTERS` scenarios: NaN bounds and a note; every interval's method is named in
+``method``; never a zero-width interval.
 
 - :mod:`.paired`: reasoning floor against high, paired by scenario; unpaired fallback; power
 - :mod:`.two_proportions`: the two-proportion score test and the interval inverting it
 - :mod:`.detectable`: what a design can detect, and the scenarios a difference needs
 - :mod:`.detectable_release`: a release's design, and Table 2's adjacent gaps against it
 - :mod:`.detectable_power`: the power each detectable difference achieves in simulated releases
-- :mod:`.clustered`: scenario-clustered intervals, ICC and design effect, pooled quantities
+- :mod:`.clustered`: scenario-clustered accuracy per condition (and by GEE), ICC, design effect
+- :mod:`.pooled`: Table 3 per pattern, the mirror gap and the headline asymmetry, clustered
 - :mod:`.design_bound`: the smallest design effect published counts allow (Table 2)
 - :mod:`.multiplicity`: Holm and Benjamini-Hochberg within named families (:data:`FAMILIES`)
 - :mod:`.pairing_bound`: the correlation across settings an unpaired Holm survivor needs
@@ -35,9 +36,6 @@ from analysis.inference.clustered import (
     anova_icc,
     clustered_accuracy,
     gee_accuracy,
-    pooled_direction_asymmetry,
-    pooled_mirror_gap,
-    pooled_pattern_accuracy,
     trial_rows,
 )
 from analysis.inference.design_bound import design_effect_bound, least_clustered_counts
@@ -57,6 +55,11 @@ from analysis.inference.paired import (
 )
 from analysis.inference.pairing_bound import correlation_needed
 from analysis.inference.passk import pass_hat_k
+from analysis.inference.pooled import (
+    pooled_direction_asymmetry,
+    pooled_mirror_gap,
+    pooled_pattern_accuracy,
+)
 from analysis.inference.ranks import (
     rank_uncertainty,
     rank_uncertainty_from_counts,
