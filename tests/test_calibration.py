@@ -262,6 +262,27 @@ HARD = [
         id="make compare's clustered bound no wider than a covering clustered interval",
     ),
     pytest.param(
+        "clustered_accuracy(strata=pattern)",
+        "interval",
+        "mean_trial_accuracy",
+        Setting(conditions=1, scenarios=10, icc=0.75, rate=0.85, pattern_effect=0.8),
+        id="clustered_accuracy within patterns, 10 scenarios, icc 0.75 (bootstrap: 79%)",
+    ),
+    pytest.param(
+        "gee_accuracy",
+        "interval",
+        "mean_trial_accuracy",
+        Setting(conditions=1, scenarios=10, icc=0.0, rate=0.01),
+        id="GEE, 10 scenarios, rate 0.01 (Wald on the logit: 74%)",
+    ),
+    pytest.param(
+        "pass_hat_k (k=m)",
+        "interval",
+        "pass^m",
+        Setting(conditions=1, scenarios=20, icc=0.75, rate=0.85),
+        id="pass^5, 20 scenarios, icc 0.75 (bootstrap: 90%)",
+    ),
+    pytest.param(
         "rank_uncertainty_from_counts (simultaneous)",
         "set",
         "ranks",

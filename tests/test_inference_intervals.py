@@ -34,15 +34,18 @@ def _cells(spec: dict, expected: dict | None = None):
 # --------------------------------------------------------------------------------------------
 
 
-def test_a_rate_of_zero_falls_back_to_wilson_on_scenarios_never_zero_width():
+def test_a_rate_of_zero_counts_each_scenario_once_never_zero_width():
     cells, _ = _cells({(f"s{i:02d}", FLOOR): [A] * 5 for i in range(33)})  # all wrong
-    row = inf.clustered_accuracy(cells, n_boot=300).iloc[0]
+    row = inf.clustered_accuracy(cells).iloc[0]
     assert row.estimate == 0 and row.ci_high > row.ci_low == 0
-    expected = stats.binomtest(0, 33).proportion_ci(method="wilson")  # scipy, not statsmodels
-    assert row.ci_high == pytest.approx(expected.high)
-    assert row.method.startswith("Wilson on scenarios") and "without spread" in row.note
-    passk = inf.pass_hat_k(cells, n_boot=300)
-    assert (passk.ci_high > passk.ci_low).all()
+    # Clopper-Pearson at 33 scenarios shrunk by (z / t_32)^2; at 0 successes its upper
+    # bound is the 97.5th percentile of Beta(1, size), here from scipy
+    size = 33 * (stats.norm.isf(0.025) / stats.t.isf(0.025, 32)) ** 2
+    assert row.ci_high == pytest.approx(stats.beta.ppf(0.975, 1, size))
+    assert row.method == inf._arrays.EFFECTIVE_SIZE_CP and "counted once" in row.note
+    for table in (inf.pass_hat_k(cells), inf.gee_accuracy(cells)):
+        assert (table.ci_high > table.ci_low).all()
+    assert "no GEE fit" in inf.gee_accuracy(cells).note.iloc[0]
 
 
 def test_fewer_scenarios_than_the_minimum_give_no_interval_and_say_why():
@@ -328,9 +331,14 @@ def test_resampling_within_strata_matches_the_stratified_variance_formula():
     assert replicates.var() == pytest.approx(expected, rel=0.06)
     free = accuracy_replicates(arrays, 8000, 1)[:, 0]
     assert free.var() > 1.5 * replicates.var()
-    out = inf.clustered_accuracy(cells, n_boot=500, strata=labels)
-    assert out.method.iloc[0].endswith("within strata")
+    out = inf.clustered_accuracy(cells, strata=labels)
+    assert out.method.iloc[0].endswith("stratified variance")
     assert out.estimand.iloc[0] == inf.ESTIMAND
+    # strata far apart: the stratified interval is the narrower, and both hold the estimate
+    free = inf.clustered_accuracy(cells).iloc[0]
+    row = out.iloc[0]
+    assert row.ci_high - row.ci_low < 0.8 * (free.ci_high - free.ci_low)
+    assert row.ci_low < row.estimate < row.ci_high
 
 
 def test_the_correlation_a_holm_survivor_needs_puts_the_paired_test_on_its_threshold():

@@ -17,7 +17,13 @@ from factories import (
 )
 from statsmodels.stats.proportion import proportion_confint
 
-from analysis.exploring.rate_table import POOL_COLUMNS, RATE_COLUMNS, rates
+from analysis.exploring.rate_table import (
+    MODIFIED_WILSON,
+    POOL_COLUMNS,
+    RATE_COLUMNS,
+    modified_wilson,
+    rates,
+)
 from analysis.inference.simulate import simulate_release
 from analysis.scoring.rules import condition_scores, score_cells
 
@@ -54,10 +60,30 @@ def test_wilson_bounds_are_statsmodels_and_say_what_they_assume():
     )
     for row in out.itertuples():
         low, high = proportion_confint(row.k, row.n, method="wilson")
-        assert (row.ci_low, row.ci_high) == pytest.approx((low, high))
+        if 1 <= row.k <= 3 or 1 <= row.n - row.k <= 3:  # widened by the Poisson bound (below)
+            assert row.ci_low <= low + 1e-12 and row.ci_high >= high - 1e-12
+        else:
+            assert (row.ci_low, row.ci_high) == pytest.approx((low, high))
     methods = dict(zip(out["metric"], out["method"], strict=False))
-    assert methods["mean_trial_accuracy"] == "Wilson score (treats each trial as independent)"
-    assert methods["over_refusal"] == "Wilson score (treats each cell as independent)"
+    assert methods["mean_trial_accuracy"] == f"{MODIFIED_WILSON} (treats each trial as independent)"
+    assert methods["over_refusal"] == f"{MODIFIED_WILSON} (treats each cell as independent)"
+
+
+@pytest.mark.parametrize(("k", "n"), [(1, 50), (2, 50), (3, 100), (97, 100), (3, 50), (25, 50)])
+def test_the_wilson_interval_takes_the_exact_poisson_bound_at_one_to_three(k, n):
+    """Brown, Cai and DasGupta's modification: the Poisson (Garwood) bound, here from scipy's
+    gamma quantile, where it is wider, at 1 to 2 (n <= 50) or 3 successes or failures."""
+    from scipy import stats
+
+    low, high = proportion_confint(k, n, method="wilson")
+    most = 2 if n <= 50 else 3
+    if 1 <= k <= most:
+        low = min(low, stats.gamma.ppf(0.025, k) / n)
+    if 1 <= n - k <= most:
+        high = max(high, 1 - stats.gamma.ppf(0.025, n - k) / n)
+    assert modified_wilson(k, n) == pytest.approx((low, high))
+    if k in (1, 2, 3) and (k <= most):
+        assert modified_wilson(k, n)[0] < proportion_confint(k, n, method="wilson")[0]
 
 
 def test_counts_match_condition_scores_on_a_simulated_release():

@@ -10,7 +10,7 @@ import statsmodels.api as sm
 from scipy import optimize, stats
 from statsmodels.stats.proportion import proportion_confint
 
-from analysis.exploring.rate_table import rates
+from analysis.exploring.rate_table import MODIFIED_WILSON, rates
 from analysis.inference._arrays import EFFECTIVE_SIZE_CP, MIN_CLUSTERS, effective_size_interval
 from analysis.inference.simulate import expected_accuracy, simulate_counts
 
@@ -173,7 +173,7 @@ def test_a_rate_of_0_or_1_on_ten_or_more_scenarios_is_not_zero_width(k):
 def test_wilson_rows_say_what_they_assume():
     cells = count_cells(np.array([[5, 5, 0, 5, 0, 5, 5, 5, 0, 5, 5, 5]]), 5)
     row = rates(cells, ci="wilson").iloc[0]
-    assert row["method"] == "Wilson score (treats each trial as independent)"
+    assert row["method"] == f"{MODIFIED_WILSON} (treats each trial as independent)"
     assert "held fixed" in row["note"] and "ci='cluster'" in row["note"]
     clustered = rates(cells).iloc[0]
     assert clustered["ci_high"] - clustered["ci_low"] > row["ci_high"] - row["ci_low"]

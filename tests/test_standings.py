@@ -18,6 +18,7 @@ from analysis import (
     standings,
 )
 from analysis.exploring.standings import IGNORED_BY_COUNTS
+from analysis.inference._arrays import EFFECTIVE_SIZE_CP
 
 N_BOOT = 200
 
@@ -102,7 +103,7 @@ def test_standings_rank_every_condition_by_its_source_and_name(conditions, run_c
         .ge(published["wilson_high"] - published["wilson_low"] - 1e-12)
         .all()
     )
-    assert (same["interval"] == "scenario-cluster bootstrap (percentile)").all()
+    assert (same["interval"] == EFFECTIVE_SIZE_CP).all()
     assert (table["rank_low"] <= table["rank_high"]).all()
     leader = table.iloc[0]
     assert leader["mean trial accuracy"] == "92.8%" and leader["95% CI"] == "[90.3%, 94.7%]"

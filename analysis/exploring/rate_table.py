@@ -171,6 +171,43 @@ def cell_counts(cells: pd.DataFrame, metric: str) -> tuple[np.ndarray, np.ndarra
     raise ValueError(f"unknown metric {metric!r}; choices: {', '.join(METRICS)}")
 
 
+#: ``ci="wilson"``'s method, as its rows name it.
+MODIFIED_WILSON = (
+    "Wilson score, modified (Brown, Cai and DasGupta): exact Poisson bound at 1 to 3 "
+    "successes or failures"
+)
+
+
+def modified_wilson(k: float, n: float) -> tuple[float, float]:
+    """The Wilson score 95% interval of ``k`` of ``n``, modified as Brown, Cai and DasGupta
+    (2001) advise: at 1 to x* successes (x* = 2 up to 50 trials, 3 beyond) the lower bound
+    is the exact Poisson one, chi2(0.025; 2k) / 2n, where it is lower, and at 1 to x*
+    failures the upper bound likewise.
+
+    Wilson's own interval dips to about 84% coverage where the rate is near 0 or 1 (a count
+    of 1 to 3 sets its bound just above a true rate near 1 / n); on 50 trials at a rate of
+    0.01 it covered 89% in the calibration grid (docs/inference.md). The modified interval
+    keeps Wilson's bounds elsewhere.
+
+    Examples
+    --------
+    >>> low, high = modified_wilson(2, 50)
+    >>> round(low, 4), round(high, 4)
+    (0.0048, 0.1346)
+    >>> tuple(round(float(v), 4) for v in wilson_interval(2, 50))
+    (0.011, 0.1346)
+    """
+    from scipy import stats
+
+    low, high = (float(v) for v in wilson_interval(k, n))
+    most = 2 if n <= 50 else 3
+    if 1 <= k <= most:
+        low = min(low, float(stats.chi2.ppf(0.025, 2 * k)) / (2 * n))
+    if 1 <= n - k <= most:
+        high = max(high, 1 - float(stats.chi2.ppf(0.025, 2 * (n - k))) / (2 * n))
+    return low, high
+
+
 def _unit(metric: str) -> str:
     return _UNIT.get(metric, "cell")
 
@@ -182,10 +219,10 @@ def _interval(
     k, n = per_scenario["k"].to_numpy("float64"), per_scenario["n"].to_numpy("float64")
     unit = _unit(metric)
     if ci == "wilson":
-        method = f"Wilson score (treats each {unit} as independent)"
+        method = f"{MODIFIED_WILSON} (treats each {unit} as independent)"
         if not n.sum():
             return np.nan, np.nan, method, "no estimate: nothing to count (n = 0)"
-        low, high = wilson_interval(k.sum(), n.sum())
+        low, high = modified_wilson(k.sum(), n.sum())
         note = (
             f"about these scenarios held fixed: a scenario's {unit}s taken as independent "
             "draws; for a new draw of scenarios use ci='cluster'"
@@ -256,7 +293,8 @@ def rates(
         ``cluster``: Clopper-Pearson at the effective sample size the scenario-clustered
         variance gives (``analysis.inference._arrays.effective_size_interval``; about a new
         draw of scenarios; fewer than ``MIN_CLUSTERS`` scenarios: NaN bounds and a note);
-        ``wilson``: the Wilson score interval, treating every trial (or cell) as an
+        ``wilson``: the Wilson score interval (:func:`modified_wilson` near 0 and 1),
+        treating every trial (or cell) as an
         independent draw, which trials of one scenario are not (about these scenarios held
         fixed; its note says so). Weighted miss, a ratio of tier weights, has only
         ``cluster``.

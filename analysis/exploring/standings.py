@@ -151,7 +151,7 @@ def standings(
       interval on trials (``wilson_low, wilson_high``, the release's own, which treats trials as
       independent);
     - ``reference-policy`` and ``run`` (the release's sample cell and your runs): from
-      per-trial verdicts, with the scenario-clustered bootstrap interval
+      per-trial verdicts, with the scenario-clustered interval
       (:func:`analysis.inference.clustered_accuracy`) and the Wilson interval on trials.
 
     ``interval`` names the kind of ``ci_low, ci_high``; ``rank_low, rank_high`` are the
@@ -206,7 +206,7 @@ def standings(
     >>> table.groupby("source").size().loc[["published", "reference-policy"]].tolist()
     [30, 3]
     >>> table.loc[table["source"] == "reference-policy", "interval"].unique().tolist()
-    ['scenario-cluster bootstrap (percentile)']
+    ['Clopper-Pearson at the scenario-clustered effective size (Korn-Graubard, Satterthwaite df)']
     >>> diffs = standings(differences=True)
     >>> sample = diffs[diffs["run"] == "gpt-5.4-mini (off)"]
     >>> sample.groupby("versus_source").size().to_dict()

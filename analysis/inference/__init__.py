@@ -8,8 +8,8 @@ with ``estimate, ci_low, ci_high`` (95%), ``p`` where there is a test, ``method`
 Estimand (:data:`ESTIMAND`, stated once): every clustered interval is about a population of
 scenarios like these (scenarios resampled), unless its row says otherwise; an interval that
 treats trials as independent fits only these scenarios held fixed. Fewer than
-:data:`MIN_CLUSTERS` scenarios: NaN bounds and a note; a bootstrap without spread: Wilson on
-scenarios (named in ``method``); never a zero-width interval.
+:data:`MIN_CLUSTERS` scenarios: NaN bounds and a note; every interval's method is named in
+``method``; never a zero-width interval.
 
 - :mod:`.paired`: reasoning floor against high, paired by scenario
 - :mod:`.paired_power`: what a paired contrast could detect
@@ -19,8 +19,8 @@ scenarios (named in ``method``); never a zero-width interval.
 - :mod:`.detectable_mcnemar`: the exact power of McNemar's test, and what it detects
 - :mod:`.detectable_release`: a release's design, and Table 2's adjacent gaps against it
 - :mod:`.detectable_power`: the power each detectable difference achieves in simulated releases
-- :mod:`.clustered`: scenario-clustered intervals, ICC and design effect
-- :mod:`.pooled`: the paper's pooled quantities with clustered intervals
+- :mod:`.clustered`: scenario-clustered accuracy per condition (and by GEE), ICC, design effect
+- :mod:`.pooled`: Table 3 per pattern, the mirror gap and the headline asymmetry, clustered
 - :mod:`.design_bound`: the smallest design effect published counts allow (Table 2)
 - :mod:`.multiplicity`: Holm and Benjamini-Hochberg within named families (:data:`FAMILIES`)
 - :mod:`.pairing_bound`: the correlation across settings an unpaired Holm survivor needs

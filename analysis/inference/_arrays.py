@@ -240,7 +240,11 @@ EFFECTIVE_SIZE_CP = (
 
 
 def effective_size_interval(
-    k: np.ndarray, n: np.ndarray, n_units: float | None = None, alpha: float = 0.05
+    k: np.ndarray,
+    n: np.ndarray,
+    n_units: float | None = None,
+    alpha: float = 0.05,
+    strata: np.ndarray | None = None,
 ) -> tuple[float, float, float]:
     """(low, high, effective size) of a ratio of scenario sums ``k.sum() / n.sum()``, by
     Clopper-Pearson at the design-effect-adjusted effective sample size (Korn and
@@ -264,6 +268,11 @@ def effective_size_interval(
     effective size and its degrees of freedom are computed here, as no library gives them
     for a ratio of cluster sums.
 
+    With ``strata`` (one label per scenario, the design's fixed mix, e.g. its construction
+    pattern) the variance is the stratified one: residuals centred within each stratum,
+    m_h / (m_h - 1) each, at most m - H degrees of freedom (H strata; a stratum of one
+    scenario makes the variance the unstratified one, which is larger).
+
     Examples
     --------
     >>> import numpy as np
@@ -275,7 +284,8 @@ def effective_size_interval(
     from statsmodels.stats.proportion import proportion_confint
 
     k, n = np.asarray(k, dtype="float64"), np.asarray(n, dtype="float64")
-    k, n = k[n > 0], n[n > 0]
+    keep = n > 0
+    k, n = k[keep], n[keep]
     m = len(n)
     if m < MIN_CLUSTERS:
         return np.nan, np.nan, np.nan
@@ -286,17 +296,23 @@ def effective_size_interval(
     def shrink(df: float) -> float:
         return float((z / stats.t.isf(alpha / 2, df)) ** 2)
 
-    size = total**2 / (n**2).sum() * shrink(m - 1)  # each scenario once, at m - 1 df
     residual = k - rate * n
-    squares = residual**2
-    variance = m / (m - 1) * squares.sum() / total**2
+    squares, most = m / (m - 1) * residual**2, m - 1.0
+    if strata is not None:
+        labels = pd.Series(np.asarray(strata)[keep])
+        sizes = labels.map(labels.value_counts()).to_numpy(dtype="float64")
+        if (sizes > 1).all() and labels.nunique() > 1:
+            centred = residual - pd.Series(residual).groupby(labels).transform("mean").to_numpy()
+            squares, most = sizes / (sizes - 1) * centred**2, float(m - labels.nunique())
+    size = total**2 / (n**2).sum() * shrink(most)  # each scenario once
+    variance = squares.sum() / total**2
     if 0 < rate < 1:
         units = total if n_units is None else float(n_units)
         if variance > 0:
-            df = min(m - 1.0, squares.sum() ** 2 / (squares**2).sum())
+            df = min(most, squares.sum() ** 2 / (squares**2).sum())
             size = max(size, min(rate * (1 - rate) / variance, units) * shrink(df))
         else:  # every scenario at the same rate: no design effect
-            size = max(size, units * shrink(m - 1))
+            size = max(size, units * shrink(most))
     low, high = proportion_confint(rate * size, size, alpha=alpha, method="beta")
     return float(low), float(high), float(size)
 
@@ -342,3 +358,54 @@ def effective_size_difference(
     low = d - np.hypot(p1 - l1, h0 - p0)
     high = d + np.hypot(h1 - p1, p0 - l0)
     return float(max(low, -1.0)), float(min(high, 1.0))
+
+
+def effective_size_row(
+    k: np.ndarray,
+    n: np.ndarray,
+    n_units: float | None = None,
+    strata: np.ndarray | None = None,
+    method: str = EFFECTIVE_SIZE_CP,
+) -> dict:
+    """``ci_low, ci_high, method, note`` of the rate ``k.sum() / n.sum()`` of per-scenario
+    sums by :func:`effective_size_interval`: NaN bounds and a note with nothing to count or
+    fewer than :data:`MIN_CLUSTERS` scenarios; a note at a rate of 0 or 1.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> row = effective_size_row(np.zeros(12), np.full(12, 5.0))
+    >>> round(row["ci_high"], 3), row["note"]
+    (0.321, 'rate of 0 or 1: each scenario counted once (the largest design effect)')
+    """
+    k, n = np.asarray(k, dtype="float64"), np.asarray(n, dtype="float64")
+    clusters = int((n > 0).sum())
+    nan = {"ci_low": np.nan, "ci_high": np.nan, "method": method}
+    if not n.sum():
+        return {**nan, "note": "no estimate: nothing to count (n = 0)"}
+    if clusters < MIN_CLUSTERS:
+        return {**nan, "note": f"no interval: {clusters} scenario(s), fewer than {MIN_CLUSTERS}"}
+    low, high, _ = effective_size_interval(k, n, n_units, strata=strata)
+    note = ""
+    if k.sum() in (0, n.sum()):
+        note = "rate of 0 or 1: each scenario counted once (the largest design effect)"
+    return {"ci_low": low, "ci_high": high, "method": method, "note": note}
+
+
+def mover_difference(
+    first: float, first_bounds: tuple, second: float, second_bounds: tuple
+) -> tuple[float, float]:
+    """95% interval of ``first - second`` (two independent estimates) from their own 95%
+    intervals, by the method of variance estimates recovered (MOVER; Newcombe's hybrid
+    score interval is this with Wilson's intervals; Zou and Donner, 2008).
+
+    Examples
+    --------
+    >>> tuple(round(v, 3) for v in mover_difference(0.5, (0.4, 0.6), 0.3, (0.2, 0.4)))
+    (0.059, 0.341)
+    """
+    (l1, u1), (l2, u2) = first_bounds, second_bounds
+    difference = first - second
+    low = difference - np.sqrt((first - l1) ** 2 + (u2 - second) ** 2)
+    high = difference + np.sqrt((u1 - first) ** 2 + (second - l2) ** 2)
+    return float(low), float(high)

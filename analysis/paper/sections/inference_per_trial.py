@@ -36,7 +36,7 @@ POOLED_HIDDEN: list[str] = []
 
 
 def per_trial_numbers(accuracy: pd.DataFrame, passk: pd.DataFrame, namespace: str) -> pd.DataFrame:
-    """Under ``namespace``: each condition's mean trial accuracy with its cluster-bootstrap
+    """Under ``namespace``: each condition's mean trial accuracy with its scenario-clustered
     and Wilson bounds and design effect (``accuracy``: clustered and GEE beside), and its
     pass^k for every k."""
     rows = []
@@ -45,8 +45,8 @@ def per_trial_numbers(accuracy: pd.DataFrame, passk: pd.DataFrame, namespace: st
         note = f"mean trial accuracy of {row.condition} ({row.source})"
         rows.append(value_number(f"{base}.estimate", points(row.estimate), note, unit="%"))
         for name, value, what in (
-            ("cluster_ci_low", row.ci_low, "cluster-bootstrap 95% lower"),
-            ("cluster_ci_high", row.ci_high, "cluster-bootstrap 95% upper"),
+            ("cluster_ci_low", row.ci_low, "scenario-clustered 95% lower"),
+            ("cluster_ci_high", row.ci_high, "scenario-clustered 95% upper"),
             ("wilson_low", row.wilson_low, "Wilson 95% lower"),
             ("wilson_high", row.wilson_high, "Wilson 95% upper"),
         ):
@@ -101,8 +101,9 @@ def per_trial_inference(
     section.table(
         accuracy,
         f"inference-{tag}-clustered-accuracy",
-        "Mean trial accuracy per condition: scenario-cluster bootstrap and GEE (exchangeable) "
-        "95% intervals beside the Wilson interval on trials; ICC and design effect. "
+        "Mean trial accuracy per condition: 95% intervals by Clopper-Pearson at the "
+        "scenario-clustered effective size, of the rate and of the GEE (exchangeable) fit, "
+        "beside the Wilson interval on trials; ICC and design effect. "
         f"Estimand: {estimand}.",
         show_rows=40,
         columns=reader_columns(accuracy, ["estimand"]),
@@ -114,7 +115,8 @@ def per_trial_inference(
         passk,
         f"inference-{tag}-pass-k",
         "pass^k: mean over cells of C(c,k)/C(n,k); filtered cells left out, null trials wrong; "
-        "95% scenario-cluster bootstrap percentile interval (none on fewer than 10 scenarios). "
+        "95% Clopper-Pearson interval at the scenario-clustered effective size (none on fewer "
+        "than 10 scenarios). "
         + (
             f"pass^1 is mean trial accuracy and pass^{top} is {read_names(top)['pass']}."
             if top
@@ -162,10 +164,10 @@ def per_trial_inference(
         pooled,
         f"inference-{tag}-pooled",
         "Pooled quantities (Table 3 per pattern, mirror-vs-anchor gap, headline asymmetry): 95% "
-        "scenario-cluster bootstrap (percentile; scenarios resampled within pattern for Table 3 "
-        "and the gap, within required gate for the asymmetry; a fallback or refusal named in "
-        "method and note) beside an interval on cells that ignores clustering "
-        "(independent_method names it).",
+        "intervals by Clopper-Pearson at the scenario-clustered effective size (the gap: "
+        "MOVER of its two patterns' intervals; the rate ratio: scenario bootstrap within "
+        "required gate; method and note name each, and a refusal) beside an interval on "
+        "cells that ignores clustering (independent_method names it).",
         show_rows=40,
         columns=reader_columns(pooled, POOLED_HIDDEN),
     )
@@ -219,7 +221,7 @@ def per_trial_by_source(section: Section) -> None:
 def simulated_inference(section: Section, n_models: int = 15) -> str:
     """Every per-trial method on a simulated release (``n_models`` models at two settings,
     the release's number of scenarios, known truth); no number recorded. Returns how often
-    the truth falls inside the cluster-bootstrap and the Wilson intervals."""
+    the truth falls inside the scenario-clustered and the Wilson intervals."""
     from analysis.scoring.rules import score_cells
 
     trials, scenarios, truth = inf.simulate_release(
@@ -232,7 +234,7 @@ def simulated_inference(section: Section, n_models: int = 15) -> str:
     covered = int(((checked.ci_low <= true) & (true <= checked.ci_high)).sum())
     wilson = int(((checked.wilson_low <= true) & (true <= checked.wilson_high)).sum())
     return (
-        f"Simulated truth inside the cluster-bootstrap interval for {covered} of "
+        f"Simulated truth inside the scenario-clustered interval for {covered} of "
         f"{len(checked)} conditions; inside the Wilson interval for {wilson}. "
         "Coverage over many replications: benchmarks/bench_coverage.py (README)."
     )
