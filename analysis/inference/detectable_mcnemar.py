@@ -36,32 +36,40 @@ _WINDOW = 7.5
 _STEPS = 38
 
 
-def _discordant(n: np.ndarray, psi: float) -> tuple[np.ndarray, np.ndarray]:
-    """(D, P(D)), one row per number of pairs in ``n``: the discordant counts (D >= 1) of
-    non-negligible probability, padded with P = 0."""
+def _discordant(n: np.ndarray, psi: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """(D, P(D)), one row per number of pairs in ``n`` at its discordance in ``psi``: the
+    discordant counts (D >= 1) of non-negligible probability, padded with P = 0."""
     mean, sd = n * psi, np.sqrt(n * psi * (1 - psi))
     low = np.maximum(1, np.floor(mean - _WINDOW * sd - 1)).astype("int64")
     high = np.minimum(n, np.ceil(mean + _WINDOW * sd + 1)).astype("int64")
     width = max(int((high - low).max()) + 1, 1)
     d = low[:, None] + np.arange(width)
-    weight = np.where(d <= high[:, None], stats.binom.pmf(d, n[:, None], psi), 0.0)
+    weight = np.where(d <= high[:, None], stats.binom.pmf(d, n[:, None], psi[:, None]), 0.0)
     return np.minimum(d, np.maximum(high, 1)[:, None]), weight
 
 
 def _power(
-    discordant: tuple[np.ndarray, np.ndarray], psi: float, difference: np.ndarray, alpha: float
+    discordant: tuple[np.ndarray, np.ndarray],
+    psi: np.ndarray,
+    difference: np.ndarray,
+    alpha: float,
 ) -> np.ndarray:
     """Exact power of the two-sided test, elementwise over the rows of ``discordant``
-    (:func:`_discordant`) and ``difference`` (0 <= difference <= psi)."""
+    (:func:`_discordant`), ``psi`` and ``difference`` (0 <= difference <= psi)."""
     z = stats.norm.isf(alpha / 2)
     d, weight = discordant
     root = z * np.sqrt(d)
     above = np.floor((d + root) / 2)  # reject when b exceeds this
     below = np.ceil((d - root) / 2) - 1  # or is at most this
-    share = np.clip((psi + difference) / (2 * psi), 0.0, 1.0)[:, None]
-    # scipy.special's binomial tails: the same as stats.binom's, without its overhead
-    lower = np.where(below >= 0, special.bdtr(np.maximum(below, 0), d, share), 0.0)
-    reject = special.bdtrc(above, d, share) + lower
+    share = np.broadcast_to(np.clip((psi + difference) / (2 * psi), 0.0, 1.0)[:, None], d.shape)
+    # scipy.special's binomial tails (as stats.binom's, without its overhead), only where
+    # they count: rows padded to one width carry weight 0 past their own counts
+    kept = weight > 0
+    lower = np.zeros(d.shape)
+    both = kept & (below >= 0)
+    lower[both] = special.bdtr(below[both], d[both], share[both])
+    reject = np.zeros(d.shape)
+    reject[kept] = special.bdtrc(above[kept], d[kept], share[kept]) + lower[kept]
     return (reject * weight).sum(-1)
 
 
@@ -106,32 +114,34 @@ def mcnemar_power(
     if np.any(difference > psi + 1e-12):
         raise ValueError(f"difference must not exceed the discordance {psi}, not {difference}")
     flat = np.minimum(difference, psi).reshape(-1)
-    power = _power(_discordant(np.full(flat.shape, n), psi), psi, flat, alpha).reshape(
+    psis = np.full(flat.shape, psi)
+    power = _power(_discordant(np.full(flat.shape, n), psis), psis, flat, alpha).reshape(
         difference.shape
     )
     return float(power) if power.ndim == 0 else power
 
 
-def mcnemar_mdd(n_scenarios, discordance: float, alpha: float = ALPHA, power: float = POWER):
+def mcnemar_mdd(n_scenarios, discordance, alpha: float = ALPHA, power: float = POWER):
     """The paired difference in a binary outcome that McNemar's score test detects with
     ``power`` at ``discordance`` (share of discordant pairs) on ``n_scenarios``
     independent pairs: :func:`mcnemar_power` solved for the difference by bisection
-    (statsmodels has no power for McNemar's test). NaN where no difference up to the
-    discordance reaches ``power``.
+    (statsmodels has no power for McNemar's test), one bisection for every distinct
+    (number of pairs, discordance). NaN where no difference up to the discordance reaches
+    ``power``.
 
     Parameters
     ----------
     n_scenarios : int or array-like of int
         Independent pairs (scenarios), each at least 2.
-    discordance : float
-        The share of discordant pairs, in (0, 1].
+    discordance : float or array-like of float
+        The share of discordant pairs, each in (0, 1]; broadcast against ``n_scenarios``.
     alpha, power : float
         The two-sided level and the power, each in (0, 1).
 
     Returns
     -------
     float or ndarray
-        The minimum detectable difference per number of scenarios.
+        The minimum detectable difference per number of scenarios and discordance.
 
     See Also
     --------
@@ -143,19 +153,33 @@ def mcnemar_mdd(n_scenarios, discordance: float, alpha: float = ALPHA, power: fl
     0.1188
     >>> float(mcnemar_power(mcnemar_mdd(100, 0.2), 100, 0.2)) > 0.8 - 1e-9
     True
+    >>> mcnemar_mdd([100, 30, 100], [0.2, 0.2, 0.4]).round(4)
+    array([0.1188, 0.1912, 0.1731])
     """
     n = _check_counts(n_scenarios)
-    psi = _check("discordance", discordance, 0, 1, closed_high=True)
+    psi = np.asarray(discordance, dtype="float64") if np.ndim(discordance) else None
+    if psi is None:
+        psi = np.asarray(_check("discordance", discordance, 0, 1, closed_high=True))
+    elif psi.size == 0 or not np.all((psi > 0) & (psi <= 1)):
+        raise ValueError(f"discordance must lie in (0, 1], not {discordance!r}")
     alpha = _check("alpha", alpha, 0, 1)
     power = _check("power", power, 0, 1)
-    flat = n.reshape(-1)
-    top = np.full(flat.shape, psi)
-    discordant = _discordant(flat, psi)
-    reached = _power(discordant, psi, top, alpha) >= power
-    low, high = np.zeros(flat.shape), top
+    n, psi = np.broadcast_arrays(n, psi)
+    pairs, where = np.unique(
+        np.stack([n.reshape(-1), psi.reshape(-1)], axis=1), axis=0, return_inverse=True
+    )
+    found = _bisect_mdd(pairs[:, 0].astype("int64"), pairs[:, 1], alpha, power)
+    found = found[where.reshape(-1)].reshape(n.shape)
+    return float(found) if found.ndim == 0 else found
+
+
+def _bisect_mdd(n: np.ndarray, psi: np.ndarray, alpha: float, power: float) -> np.ndarray:
+    """:func:`mcnemar_mdd` at each (``n``, ``psi``), all rows in one bisection."""
+    discordant = _discordant(n, psi)
+    reached = _power(discordant, psi, psi, alpha) >= power
+    low, high = np.zeros(n.shape), psi
     for _ in range(_STEPS):
         middle = (low + high) / 2
         above = _power(discordant, psi, middle, alpha) >= power
         low, high = np.where(above, low, middle), np.where(above, middle, high)
-    found = np.where(reached, high, np.nan).reshape(n.shape)
-    return float(found) if found.ndim == 0 else found
+    return np.where(reached, high, np.nan)
