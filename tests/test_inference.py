@@ -536,3 +536,19 @@ def test_a_source_whose_every_cell_was_filtered_gives_empty_estimates():
     assert clustered.empty and list(clustered.columns) == CLUSTERED_COLUMNS
     both = pd.concat([filtered.assign(source="run"), cells.assign(source="published")])
     assert set(inf.pass_hat_k(both, n_boot=100)["source"]) == {"published"}
+
+
+def test_clopper_pearson_is_statsmodels_beta_interval():
+    """The bounds from scipy.special are statsmodels' ``proportion_confint(method="beta")``,
+    bit for bit, at integer and non-integer counts, 0 and the size included."""
+    from statsmodels.stats.proportion import proportion_confint
+
+    from analysis.inference._arrays import clopper_pearson
+
+    rng = np.random.default_rng(5)
+    sizes = rng.uniform(1, 3000, 400)
+    counts = np.r_[np.zeros(5), sizes[5:10], np.floor(rng.uniform(0, sizes[10:]))]
+    for count, size in zip(counts, sizes, strict=True):
+        for alpha in (0.05, 0.01):
+            expected = proportion_confint(count, size, alpha=alpha, method="beta")
+            assert clopper_pearson(count, size, alpha) == tuple(map(float, expected))

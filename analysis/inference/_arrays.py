@@ -280,8 +280,7 @@ def effective_size_interval(
     >>> round(low, 3), round(high, 3), round(size, 2)
     (0.0, 0.321, 9.52)
     """
-    from scipy import stats
-    from statsmodels.stats.proportion import proportion_confint
+    from scipy import special
 
     k, n = np.asarray(k, dtype="float64"), np.asarray(n, dtype="float64")
     keep = n > 0
@@ -291,10 +290,10 @@ def effective_size_interval(
         return np.nan, np.nan, np.nan
     total = n.sum()
     rate = k.sum() / total
-    z = stats.norm.isf(alpha / 2)
+    z = -special.ndtri(alpha / 2)  # scipy.stats.norm.isf(alpha / 2)
 
     def shrink(df: float) -> float:
-        return float((z / stats.t.isf(alpha / 2, df)) ** 2)
+        return float((z / -special.stdtrit(df, alpha / 2)) ** 2)  # stats.t.isf(alpha / 2, df)
 
     residual = k - rate * n
     squares, most = m / (m - 1) * residual**2, m - 1.0
@@ -313,8 +312,27 @@ def effective_size_interval(
             size = max(size, min(rate * (1 - rate) / variance, units) * shrink(df))
         else:  # every scenario at the same rate: no design effect
             size = max(size, units * shrink(most))
-    low, high = proportion_confint(rate * size, size, alpha=alpha, method="beta")
+    low, high = clopper_pearson(rate * size, size, alpha)
     return float(low), float(high), float(size)
+
+
+def clopper_pearson(count: float, size: float, alpha: float = 0.05) -> tuple[float, float]:
+    """Clopper-Pearson bounds of ``count`` successes in ``size`` trials (both may be
+    non-integer), as statsmodels' ``proportion_confint(method="beta")`` gives them: the
+    beta quantiles, 0 at no success and 1 at no failure. The quantiles come from
+    ``scipy.special`` directly: the same functions ``scipy.stats.beta`` calls, without its
+    argument checks, which took a millisecond a call where a build computes thousands.
+
+    Examples
+    --------
+    >>> [round(v, 4) for v in clopper_pearson(3, 20)]
+    [0.0321, 0.3789]
+    """
+    from scipy import special
+
+    low = special.betaincinv(count, size - count + 1, alpha / 2) if count > 0 else 0.0
+    high = special.betainccinv(count + 1, size - count, alpha / 2) if count < size else 1.0
+    return float(low), float(high)
 
 
 #: :func:`effective_size_difference`'s method, as a row's ``method`` names it.
