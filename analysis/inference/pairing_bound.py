@@ -16,6 +16,9 @@ none will.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+from typing import Any
+
 import numpy as np
 import pandas as pd
 from scipy import stats
@@ -23,7 +26,7 @@ from scipy import stats
 from analysis.inference.design_bound import NULLS_ALLOWED, least_clustered_counts
 
 
-def _spread(row: pd.Series, metric: str, trials_per_cell: int) -> tuple[float, int]:
+def _spread(row: Mapping[str, Any], metric: str, trials_per_cell: int) -> tuple[float, int]:
     """(smallest variance across scenarios of the per-scenario outcome, scenarios)."""
     if metric == "over_refusal":
         k, n = int(row["n_over_refusals"]), int(row["n_proceed_opportunities"])
@@ -89,24 +92,28 @@ def correlation_needed(
     >>> correlation_needed(adjusted, conditions, 5).round(3).tolist()
     [-0.281, nan]
     """
-    levels = conditions.assign(
-        model=conditions["model"].astype(str), level=conditions["reasoning_level"].astype(str)
-    ).set_index(["model", "level"])
+    rows = {
+        (str(model), str(level)): row
+        for model, level, row in zip(
+            conditions["model"],
+            conditions["reasoning_level"],
+            conditions.to_dict("records"),
+            strict=True,
+        )
+    }
     out = pd.Series(np.nan, index=adjusted.index, dtype="float64")
     for metric, family in adjusted.dropna(subset=["p"]).groupby("metric", sort=False):
-        order = family["p"].rank(method="first").astype(int)
-        size = len(family)
-        for index, row in family.iterrows():
-            z = stats.norm.ppf(1 - alpha / (size - order[index] + 1) / 2)
-            floor = levels.loc[(str(row["model"]), "floor")]
-            high = levels.loc[(str(row["model"]), "high")]
-            v_floor, s_floor = _spread(floor, str(metric), trials_per_cell)
-            v_high, s_high = _spread(high, str(metric), trials_per_cell)
-            scenarios = min(s_floor, s_high)
+        steps = len(family) - family["p"].rank(method="first").to_numpy() + 1
+        z = stats.norm.ppf(1 - alpha / steps / 2)  # each row's Holm step
+        for index, model, d, z_row in zip(
+            family.index, family["model"], family["estimate"], z, strict=True
+        ):
+            v_floor, s_floor = _spread(rows[(str(model), "floor")], str(metric), trials_per_cell)
+            v_high, s_high = _spread(rows[(str(model), "high")], str(metric), trials_per_cell)
             if not (v_floor > 0 and v_high > 0):
                 continue
-            d = float(row["estimate"])
-            out[index] = (v_high + v_floor - scenarios * d * d / (z * z)) / (
+            scenarios, d = min(s_floor, s_high), float(d)
+            out[index] = (v_high + v_floor - scenarios * d * d / (z_row * z_row)) / (
                 2 * np.sqrt(v_high * v_floor)
             )
     return out

@@ -59,8 +59,13 @@ def pool_cells(
     return out
 
 
+#: Conditions a pool's sentence names (the first, sorted) before it says how many more.
+NAMED_IN_SUMMARY = 12
+
+
 def pool_summary(cells: pd.DataFrame) -> str:
-    """Which conditions each pool holds, as one sentence per pool."""
+    """Which conditions each pool holds, as one sentence per pool (naming the first
+    :data:`NAMED_IN_SUMMARY`, sorted, and how many more)."""
     pooled = pool_cells(cells)
     lines = []
     for pool, part in pooled.groupby("source", sort=True):
@@ -68,9 +73,10 @@ def pool_summary(cells: pd.DataFrame) -> str:
         if len(conditions) == 1 and pool.endswith(conditions[0]):
             lines.append(f"{pool}: stands alone")
         else:
-            lines.append(
-                f"{pool}: pooled over {len(conditions)} conditions ({', '.join(conditions)})"
-            )
+            shown = conditions[:NAMED_IN_SUMMARY]
+            more = len(conditions) - len(shown)
+            names = ", ".join(shown) + (f" and {more} more" if more else "")
+            lines.append(f"{pool}: pooled over {len(conditions)} conditions ({names})")
     return "\n".join(lines) if lines else "no conditions"
 
 

@@ -161,22 +161,32 @@ def unpaired_numbers(unpaired: pd.DataFrame) -> pd.DataFrame:
     return numbers_table(rows)
 
 
+#: Contrasts surviving Holm whose needed correlation the summary spells out.
+CAVEATS_SHOWN = 10
+
+
 def unpaired_summary(unpaired: pd.DataFrame) -> str:
-    """How many unadjusted intervals exclude zero against how many would by chance, and how
-    many contrasts survive each adjustment."""
+    """How many unadjusted intervals exclude zero against how many would by chance, how many
+    contrasts survive each adjustment, and what correlation the first
+    :data:`CAVEATS_SHOWN` survivors need (the rest: the table's column)."""
     family = unpaired.dropna(subset=["p"])
     excluding = int(((family.ci_low > 0) | (family.ci_high < 0)).sum())
     published = inf.FAMILIES["reasoning-published"]
     needs = ""
     if "rho_needed_holm" in family.columns:
         survivors = family.loc[family.survives_holm.astype(bool)]
+        survivors = survivors.loc[survivors.rho_needed_holm.notna()]
         needs = "".join(
             f" For {r.contrast} ({r.metric}), "
             + pairing_caveat(r.rho_needed_holm).removeprefix("; ")
             + "."
-            for r in survivors.itertuples()
-            if pd.notna(r.rho_needed_holm)
+            for r in survivors.head(CAVEATS_SHOWN).itertuples()
         )
+        if len(survivors) > CAVEATS_SHOWN:
+            needs += (
+                f" The other {len(survivors) - CAVEATS_SHOWN} surviving contrasts' needed "
+                "correlations are in the table's rho_needed_holm column."
+            )
     return (
         f"{excluding} of {len(family)} unadjusted intervals exclude zero (about "
         f"{0.05 * len(family):.1f} would by chance); {int(family.survives_holm.sum())} survive "
