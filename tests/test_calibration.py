@@ -135,6 +135,11 @@ def test_the_verdict_reads_the_standard_within_monte_carlo_error():
     assert verdict("test", 0.065, 0.005) == "pass"
     assert verdict("test", 0.08, 0.005) == "fail"
     assert verdict("interval", np.nan, np.nan) == "refused"
+    # a power: within one point (POWER_TOLERANCE) plus two SEs of the nominal, either way
+    assert verdict("power", 0.615, 0.005, nominal=0.6) == "pass"
+    assert verdict("power", 0.585, 0.005, nominal=0.6) == "pass"
+    assert verdict("power", 0.625, 0.005, nominal=0.6) == "fail"
+    assert verdict("power", 0.575, 0.005, nominal=0.6) == "fail"
 
 
 def test_exact_clopper_pearson_on_independent_trials_passes():

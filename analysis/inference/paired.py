@@ -113,9 +113,11 @@ def paired_accuracy_difference(
     -------
     DataFrame
         One row per pair: ``source, contrast, metric, estimate, ci_low, ci_high, p, test,
-        method, n_clusters, n_unpaired, pairing, sd_diff, df, note``; ``n_clusters`` the
-        paired scenarios, ``sd_diff`` the SD of their differences, ``df`` the effective
-        degrees of freedom.
+        method, n_clusters, n_unpaired, pairing, sd_diff, df, skew_diff, kurtosis_diff,
+        note``; ``n_clusters`` the paired scenarios, ``sd_diff`` the SD of their
+        differences, ``df`` the effective degrees of freedom, ``skew_diff`` and
+        ``kurtosis_diff`` the differences' skewness and (Pearson's) kurtosis, which
+        :func:`power_table` uses.
 
     See Also
     --------
@@ -179,10 +181,12 @@ def effective_df(n: int, kurtosis: float) -> float:
 
 
 def _effective_t(diff: np.ndarray, alpha: float = 0.05) -> dict:
-    """``ci_low, ci_high, p, df`` of the paired t on ``diff`` at its effective df."""
+    """``ci_low, ci_high, p, df`` of the paired t on ``diff`` at its effective df, and the
+    differences' ``skew_diff`` and ``kurtosis_diff`` (their moment ratios g1 and b2)."""
     n = len(diff)
     squares = (diff - diff.mean()) ** 2
-    df = effective_df(n, n * (squares**2).sum() / squares.sum() ** 2)
+    kurtosis = n * (squares**2).sum() / squares.sum() ** 2
+    df = effective_df(n, kurtosis)
     se = diff.std(ddof=1) / np.sqrt(n)
     half = stats.t.isf(alpha / 2, df) * se
     p = 2 * stats.t.sf(abs(diff.mean()) / se, df)
@@ -191,6 +195,8 @@ def _effective_t(diff: np.ndarray, alpha: float = 0.05) -> dict:
         "ci_high": float(diff.mean() + half),
         "p": float(p),
         "df": float(df),
+        "skew_diff": float(stats.skew(diff)),
+        "kurtosis_diff": float(kurtosis),
     }
 
 

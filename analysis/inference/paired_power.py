@@ -6,13 +6,13 @@ from __future__ import annotations
 
 import numpy as np
 import pandas as pd
-from scipy import optimize, stats
+from scipy import stats
 
 from analysis.inference.detectable import mcnemar_mdd, t_effect
 
-#: Bisection steps of the paired t's effect at fewer df: the bracket, at most twice the
-#: effect wide, ends below 5e-16 of it.
-_T_STEPS = 52
+#: Bisection steps of the paired t's effect: the bracket, from 0 to at most four times the
+#: z-test's effect, ends below 1e-17 of it.
+_T_STEPS = 60
 
 
 def minimum_detectable_difference(
@@ -21,6 +21,8 @@ def minimum_detectable_difference(
     discordance: float | None = None,
     sd_diff: float | None = None,
     df: float | None = None,
+    skewness: float = 0.0,
+    kurtosis: float = 3.0,
     alpha: float = 0.05,
     power: float = 0.8,
 ) -> float:
@@ -38,6 +40,19 @@ def minimum_detectable_difference(
     (:func:`.paired.effective_df` of their kurtosis, its column ``df``), with less power,
     and the noncentral t at that df gives it.
 
+    Non-normal differences (``skewness`` other than 0 or ``kurtosis`` other than 3) change
+    the t statistic's spread under the alternative: the test rejects (upper tail) when
+    ``mean - q sd > 0`` with ``q = t_crit / sqrt(n)``, whose variance is ``sd^2 / n (1 - q g
+    + q^2 (k - 1) / 4)`` to first order (the delta method: the sample mean and SD covary by
+    ``g sd^2 / 2n``, the SD varies by ``sd^2 (k - 1) / 4n``), ``1 + q^2 / 2`` for normal
+    differences. The power is the noncentral t's with the statistic's deviation from its
+    centrality scaled by the square root of their ratio, so normal differences give the
+    noncentral t itself. Differences skewed toward the difference (a long tail on its side,
+    as near an accuracy of 1 where most differences are 0 and a few scenarios gain much)
+    move the mean and SD together and lift the power above 50%: on simulated releases of
+    50 and 106 scenarios (ICC 0.75, skewness 0.7, kurtosis 5.1) the test reached 60.8% and
+    92.4% where the noncentral t states 60.0% and 90.9% and this 60.8% and 92.2%.
+
     Parameters
     ----------
     n_pairs : int
@@ -49,6 +64,11 @@ def minimum_detectable_difference(
         The standard deviation of the per-scenario differences of mean-trial accuracy.
     df : float, optional
         The paired t's degrees of freedom, with ``sd_diff`` (default n - 1).
+    skewness : float
+        The per-scenario differences' skewness (g1), signed toward the difference to
+        detect: positive where their long tail lies on its side. Default 0.
+    kurtosis : float
+        Their kurtosis (Pearson's, 3 for normal differences). Default 3.
     alpha, power : float
         The two-sided level and the power.
 
@@ -71,6 +91,11 @@ def minimum_detectable_difference(
     0.283
     >>> round(minimum_detectable_difference(20, sd_diff=1.0, df=9.74), 3)
     0.698
+    >>> round(minimum_detectable_difference(50, sd_diff=1.0, df=24.4), 3)
+    0.413
+    >>> round(minimum_detectable_difference(50, sd_diff=1.0, df=24.4, skewness=0.7,
+    ...                                     kurtosis=5.06), 3)
+    0.403
     >>> round(minimum_detectable_difference(100, discordance=0.2), 3)
     0.119
     >>> round(minimum_detectable_difference(30, discordance=0.2), 3)
@@ -81,41 +106,55 @@ def minimum_detectable_difference(
     if n_pairs < 2:
         return np.nan
     if sd_diff is not None:
-        if df is None or df >= n_pairs - 1:
+        full = df is None or df >= n_pairs - 1
+        if full and skewness == 0 and kurtosis == 3:
             return t_effect(int(n_pairs), alpha, power) * float(sd_diff)
-        return _t_effect_at(int(n_pairs), float(df), alpha, power) * float(sd_diff)
+        one = lambda v: np.array([float(v)])  # noqa: E731
+        df = n_pairs - 1 if full else df
+        effect = _t_effects_at(one(n_pairs), one(df), alpha, power, one(skewness), one(kurtosis))
+        return float(effect[0]) * float(sd_diff)
     if discordance is None or not discordance > 0:
         return np.nan
     return mcnemar_mdd(int(n_pairs), min(float(discordance), 1.0), alpha, power)
 
 
-def _t_effect_at(n: int, df: float, alpha: float, power: float) -> float:
-    """The standardised effect the two-sided t-test on ``n`` differences at ``df`` degrees
-    of freedom detects with ``power`` (scipy's noncentral t, Brent's method)."""
+def _spread_ratios(n, df, alpha, skewness, kurtosis):
+    """The SDs of ``mean -/+ q sd`` (upper, lower rejection) relative to normal differences'
+    (see :func:`minimum_detectable_difference`), each at least 1e-6."""
+    q = stats.t.isf(alpha / 2, df) / np.sqrt(n)
+    spread = q**2 * (np.asarray(kurtosis) - 1) / 4
+    normal = np.sqrt(1 + q**2 / 2)
+    upper = np.sqrt(np.maximum(1 - q * skewness + spread, 1e-12)) / normal
+    lower = np.sqrt(np.maximum(1 + q * skewness + spread, 1e-12)) / normal
+    return upper, lower
+
+
+def _t_power_at(effect, n, df, alpha, skewness=0.0, kurtosis=3.0):
+    """The two-sided paired t's power at a standardised ``effect`` on ``n`` differences at
+    ``df``: the noncentral t, its deviation from the centrality scaled by the differences'
+    shape (:func:`_spread_ratios`; 1 for normal differences)."""
     critical = stats.t.isf(alpha / 2, df)
-
-    def gap(effect: float) -> float:
-        centrality = effect * np.sqrt(n)
-        upper = stats.nct.sf(critical, df, centrality)
-        return upper + stats.nct.sf(critical, df, -centrality) - power
-
-    return float(optimize.brentq(gap, 1e-9, 100.0, xtol=1e-12))
+    centrality = effect * np.sqrt(n)
+    upper, lower = _spread_ratios(n, df, alpha, skewness, kurtosis)
+    reject_up = stats.nct.sf(centrality + (critical - centrality) / upper, df, centrality)
+    reject_down = stats.nct.cdf(centrality - (critical + centrality) / lower, df, centrality)
+    return reject_up + reject_down
 
 
-def _t_effects_at(n: np.ndarray, df: np.ndarray, alpha: float, power: float) -> np.ndarray:
-    """:func:`_t_effect_at` at each (``n``, ``df``), all in one bisection: from the z-test's
-    effect (the t at any df has less power there) up to an effect whose power is reached."""
-    critical = stats.t.isf(alpha / 2, df)
+def _t_effects_at(n, df, alpha, power, skewness=None, kurtosis=None) -> np.ndarray:
+    """The standardised effect the two-sided paired t on ``n`` differences at ``df``
+    detects with ``power`` (:func:`_t_power_at`), at each (``n``, ``df``, shape) in one
+    bisection: from 0 up to an effect whose power is reached."""
+    skewness = np.zeros(len(n)) if skewness is None else skewness
+    kurtosis = np.full(len(n), 3.0) if kurtosis is None else kurtosis
 
     def gap(effect: np.ndarray) -> np.ndarray:
-        centrality = effect * np.sqrt(n)
-        upper = stats.nct.sf(critical, df, centrality)
-        return upper + stats.nct.sf(critical, df, -centrality) - power
+        return _t_power_at(effect, n, df, alpha, skewness, kurtosis) - power
 
-    low = (stats.norm.isf(alpha / 2) + stats.norm.ppf(power)) / np.sqrt(n)
-    high = 2 * low
+    high = 2 * (stats.norm.isf(alpha / 2) + stats.norm.ppf(power)) / np.sqrt(n)
     while np.any(short := gap(high) < 0):
         high = np.where(short, 2 * high, high)
+    low = np.zeros(len(n))
     for _ in range(_T_STEPS):
         middle = (low + high) / 2
         above = gap(middle) >= 0
@@ -123,24 +162,39 @@ def _t_effects_at(n: np.ndarray, df: np.ndarray, alpha: float, power: float) -> 
     return high
 
 
+def _column(paired: pd.DataFrame, name: str, default: float) -> np.ndarray:
+    """``paired[name]`` as floats, ``default`` where it is missing or NaN."""
+    if name not in paired:
+        return np.full(len(paired), default)
+    return paired[name].to_numpy(dtype="float64", na_value=np.nan).copy()
+
+
 def _mdds(n: np.ndarray, binary: np.ndarray, paired: pd.DataFrame, alpha: float, power: float):
     """:func:`minimum_detectable_difference` of every row of ``paired`` (``n`` its pairs,
-    ``binary`` its metric's kind), each kind of test solved once over all its rows."""
+    ``binary`` its metric's kind), each kind of test solved once over all its rows; the
+    paired t's at its ``df`` and the differences' shape (``skew_diff`` toward the estimate,
+    ``kurtosis_diff``) where the table gives them."""
     mdd = np.full(len(n), np.nan)
     discordance = paired["discordance"].to_numpy(dtype="float64")
     sd = paired["sd_diff"].to_numpy(dtype="float64")
-    df = paired["df"].to_numpy(dtype="float64") if "df" in paired else np.full(len(n), np.nan)
+    df = _column(paired, "df", np.nan)
+    toward = np.sign(_column(paired, "estimate", 0.0))
+    skewness = np.nan_to_num(_column(paired, "skew_diff", 0.0) * toward)
+    kurtosis = _column(paired, "kurtosis_diff", 3.0)
+    kurtosis = np.where(np.isnan(kurtosis), 3.0, kurtosis)
     mcnemar = binary & (n >= 2) & (discordance > 0)
     if mcnemar.any():
         psi = np.minimum(discordance[mcnemar], 1.0)
         mdd[mcnemar] = mcnemar_mdd(n[mcnemar], psi, alpha, power)
     t = ~binary & (n >= 2) & ~np.isnan(sd)
-    full = t & ~(df < n - 1)  # no df, or at least n - 1: the t on n - 1
-    if full.any():
-        mdd[full] = t_effect(n[full], alpha, power) * sd[full]
-    fewer = t & (df < n - 1)
-    if fewer.any():
-        mdd[fewer] = _t_effects_at(n[fewer], df[fewer], alpha, power) * sd[fewer]
+    normal = t & ~(df < n - 1) & (skewness == 0) & (kurtosis == 3)  # the t on n - 1
+    if normal.any():
+        mdd[normal] = t_effect(n[normal], alpha, power) * sd[normal]
+    other = t & ~normal
+    if other.any():
+        at = np.where(df < n - 1, df, n - 1)[other]
+        effect = _t_effects_at(n[other], at, alpha, power, skewness[other], kurtosis[other])
+        mdd[other] = effect * sd[other]
     return mdd
 
 
@@ -153,7 +207,8 @@ def power_table(paired: pd.DataFrame, alpha: float = 0.05, power: float = 0.8) -
     paired : DataFrame
         Paired contrasts, as :func:`.paired.paired_accuracy_difference` and
         :func:`.paired.paired_binary_difference` return them (``source, contrast, metric,
-        n_clusters, discordance, sd_diff, estimate``).
+        n_clusters, discordance, sd_diff, estimate``; the paired t's ``df``, ``skew_diff``
+        and ``kurtosis_diff`` where given: see :func:`minimum_detectable_difference`).
     alpha, power : float
         Two-sided level and power, each in (0, 1).
 
@@ -179,7 +234,7 @@ def power_table(paired: pd.DataFrame, alpha: float = 0.05, power: float = 0.8) -
     >>> paired = pd.concat(tables)
     >>> power_table(paired)[["metric", "basis", "estimate", "mdd"]].round(3)
                     metric                    basis  estimate    mdd
-    0  mean_trial_accuracy  sd of differences 0.287     0.147  0.106
+    0  mean_trial_accuracy  sd of differences 0.287     0.147  0.103
     1       modal_accuracy        discordance 0.217     0.183  0.159
     """
     n = paired["n_clusters"].fillna(0).to_numpy().astype("int64")
@@ -200,7 +255,8 @@ def power_table(paired: pd.DataFrame, alpha: float = 0.05, power: float = 0.8) -
                 "mdd": float(value),
                 "method": "McNemar score test, exact power"
                 if kind
-                else "paired t at the contrast's effective df (noncentral t)",
+                else "paired t at the contrast's effective df (noncentral t, corrected for "
+                "the differences' skewness and kurtosis)",
             }
         )
     return pd.DataFrame(rows)

@@ -228,6 +228,7 @@ def paired_contrasts(section: Section, cells: pd.DataFrame, tag: str) -> None:
         f"inference-{tag}-power",
         "Minimum detectable paired difference (80% power, two-sided alpha .05) at the "
         "number of paired scenarios, given the observed discordance (McNemar's score test, "
-        "exact power) or spread (paired t at the contrast's effective df).",
+        "exact power) or spread (paired t at the contrast's effective df, its noncentral t "
+        "corrected for the differences' skewness and kurtosis).",
         show_rows=40,
     )
