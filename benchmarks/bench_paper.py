@@ -18,6 +18,11 @@ Run from the project root: ``.venv/bin/python benchmarks/bench_paper.py``. It me
   verdicts that both generated builds run; the ratio of the two generated builds is the
   cost of the conditions alone.
 
+Every build is timed twice: cold, its inputs checked in the build
+(``STEERBENCH_CHECK_INPUTS=always``), and warm, reusing the check an earlier build kept
+(:mod:`analysis.paper.input_cache`: what a rebuild after a change to a notebook or to the
+analysis code past the loaders does); the ratios compare cold with cold and warm with warm.
+
 Wall and CPU seconds (children included) for each, in ``--rounds`` rounds (default 3) that
 each time everything one after another, so that each ratio compares runs made side by side;
 the median of each ratio over the rounds comes last (on a shared machine a single run can
@@ -43,6 +48,7 @@ import nbformat
 
 from analysis import paths
 from analysis.help_text import parser as help_parser
+from analysis.paper.input_cache import ALWAYS_CHECK
 from analysis.paper.make import default_notebooks
 from analysis.release.identity import LOCK_NAME
 
@@ -218,21 +224,34 @@ def large_release(folder: Path, n_conditions: int) -> tuple[dict, Path, int]:
     return env, folder / "paper", len(trials)
 
 
-def generated_build(release: tuple[dict, Path, int], show: bool = False) -> tuple[float, float]:
+def generated_build(
+    release: tuple[dict, Path, int], show: bool = False, cold: bool = False
+) -> tuple[float, float]:
     """(wall, CPU) seconds of a clean build of a generated ``release``; ``show`` prints its
-    per-notebook lines."""
+    per-notebook lines; ``cold`` checks its inputs in the build."""
     env, paper, _ = release
     shutil.rmtree(paper, ignore_errors=True)
     build = [sys.executable, "-m", "analysis.paper.build", "--paper-dir", str(paper)]
-    return timed(build, env, show=show)
+    return timed(build, {**env, ALWAYS_CHECK: "always"} if cold else env, show=show)
+
+
+def real_build(cold: bool, show: bool = False) -> tuple[float, float]:
+    """(wall, CPU) seconds of ``make paper`` from a clean ``paper/``; ``cold`` checks its
+    inputs in the build."""
+    shutil.rmtree(paths.PAPER_DIR, ignore_errors=True)
+    env = {**os.environ, ALWAYS_CHECK: "always"} if cold else None
+    return timed(["make", "paper"], env, show=show)
+
+
+KINDS = ("cold", "warm")
 
 
 def main(skip_large: bool = False, sizes: tuple[int, ...] = (224,), rounds: int = 3) -> None:
     count = len(default_notebooks())
     n_base = 0 if skip_large else real_condition_count()
     floor_ratios, noops = [], []
-    large_ratios: dict[int, list[float]] = {n: [] for n in sizes}
-    like_ratios: dict[int, list[float]] = {n: [] for n in sizes}
+    large_ratios = {(n, kind): [] for n in sizes for kind in KINDS}
+    like_ratios = {(n, kind): [] for n in sizes for kind in KINDS}
     peaks: dict[int, list[int]] = {n: [] for n in sizes}
     with tempfile.TemporaryDirectory() as folder:
         large, base = {}, None
@@ -245,52 +264,61 @@ def main(skip_large: bool = False, sizes: tuple[int, ...] = (224,), rounds: int 
         for round_ in range(1, rounds + 1):
             print(f"round {round_} of {rounds}")
             floor_wall, floor_cpu = trivial_floor(count)
-            shutil.rmtree(paths.PAPER_DIR, ignore_errors=True)
-            full_wall, full_cpu = timed(["make", "paper"], show=round_ == 1)
-            full_peak = PEAK_RSS[0]
-            noop_wall, _ = timed(["make", "paper"])
-            floor_ratios.append(full_wall / floor_wall)
-            noops.append(noop_wall)
             print(
                 f"  {count} trivial notebooks, one after another: {floor_wall:6.1f} s wall, "
-                f"{floor_cpu:6.1f} s CPU\n"
-                f"  make paper from a clean paper/:          {full_wall:6.1f} s wall, "
-                f"{full_cpu:6.1f} s CPU, peak RSS {_gb(full_peak)}\n"
-                f"  build / floor: {full_wall / floor_wall:.2f} wall, "
-                f"{full_cpu / floor_cpu:.2f} CPU\n"
-                f"  make paper again (no change):            {noop_wall:6.2f} s"
+                f"{floor_cpu:6.1f} s CPU"
             )
-            if base is None:
-                continue
-            base_wall, base_cpu = generated_build(base, show=round_ == 1)
-            print(
-                f"  build of a generated {n_base}-condition release ({base[2]:,} trials): "
-                f"{base_wall:6.1f} s wall, {base_cpu:6.1f} s CPU, peak RSS {_gb(PEAK_RSS[0])}"
-            )
-            for n, release in large.items():
-                wall, cpu = generated_build(release, show=round_ == 1)
-                peaks[n].append(PEAK_RSS[0])
-                large_ratios[n].append(wall / full_wall)
-                like_ratios[n].append(wall / base_wall)
+            for kind in KINDS:
+                cold, show = kind == "cold", round_ == 1 and kind == "warm"
+                full_wall, full_cpu = real_build(cold, show=show)
                 print(
-                    f"  build of a generated {n}-condition release ({release[2]:,} trials): "
-                    f"{wall:6.1f} s wall, {cpu:6.1f} s CPU, peak RSS {_gb(PEAK_RSS[0])}\n"
-                    f"  {n} conditions / the real release's build: {wall / full_wall:.2f} "
-                    f"wall, {cpu / full_cpu:.2f} CPU\n"
-                    f"  {n} / {n_base} generated conditions: {wall / base_wall:.2f} wall, "
-                    f"{cpu / base_cpu:.2f} CPU"
+                    f"  make paper from a clean paper/ ({kind}):   {full_wall:6.1f} s wall, "
+                    f"{full_cpu:6.1f} s CPU, peak RSS {_gb(PEAK_RSS[0])}"
                 )
+                if cold:
+                    noop_wall, _ = timed(["make", "paper"])
+                    floor_ratios.append(full_wall / floor_wall)
+                    noops.append(noop_wall)
+                    print(
+                        f"  build / floor: {full_wall / floor_wall:.2f} wall, "
+                        f"{full_cpu / floor_cpu:.2f} CPU\n"
+                        f"  make paper again (no change):            {noop_wall:6.2f} s"
+                    )
+                if base is None:
+                    continue
+                base_wall, base_cpu = generated_build(base, show=show, cold=cold)
+                print(
+                    f"  build of a generated {n_base}-condition release ({base[2]:,} trials, "
+                    f"{kind}): {base_wall:6.1f} s wall, {base_cpu:6.1f} s CPU, peak RSS "
+                    f"{_gb(PEAK_RSS[0])}"
+                )
+                for n, release in large.items():
+                    wall, cpu = generated_build(release, show=show, cold=cold)
+                    peaks[n].append(PEAK_RSS[0])
+                    large_ratios[n, kind].append(wall / full_wall)
+                    like_ratios[n, kind].append(wall / base_wall)
+                    print(
+                        f"  build of a generated {n}-condition release ({release[2]:,} "
+                        f"trials, {kind}): {wall:6.1f} s wall, {cpu:6.1f} s CPU, peak RSS "
+                        f"{_gb(PEAK_RSS[0])}\n"
+                        f"  {n} conditions / the real release's build ({kind}): "
+                        f"{wall / full_wall:.2f} wall, {cpu / full_cpu:.2f} CPU\n"
+                        f"  {n} / {n_base} generated conditions ({kind}): "
+                        f"{wall / base_wall:.2f} wall, {cpu / base_cpu:.2f} CPU"
+                    )
     print(f"over {rounds} round(s), median:")
     print(f"  build / floor: {statistics.median(floor_ratios):.2f} wall (target <= 0.5)")
     print(f"  no-op make paper: {statistics.median(noops):.2f} s (target < 1 s)")
     for n in large if not skip_large else ():
-        print(
-            f"  {n} conditions / the real release's build: "
-            f"{statistics.median(large_ratios[n]):.2f} wall (target <= {RATIO_TARGET:g})\n"
-            f"  {n} / {n_base} generated conditions (like for like): "
-            f"{statistics.median(like_ratios[n]):.2f} wall\n"
-            f"  {n} conditions: peak RSS {_gb(max(peaks[n]))} (target < {_gb(RSS_TARGET)})"
-        )
+        for kind in KINDS:
+            print(
+                f"  {n} conditions / the real release's build ({kind}): "
+                f"{statistics.median(large_ratios[n, kind]):.2f} wall "
+                f"(target <= {RATIO_TARGET:g})\n"
+                f"  {n} / {n_base} generated conditions (like for like, {kind}): "
+                f"{statistics.median(like_ratios[n, kind]):.2f} wall"
+            )
+        print(f"  {n} conditions: peak RSS {_gb(max(peaks[n]))} (target < {_gb(RSS_TARGET)})")
 
 
 if __name__ == "__main__":

@@ -73,8 +73,9 @@ class NotebookRunner:
     def check_inputs(self, path: Path) -> Path:
         """Load and cross-check every input the notebooks read and store the checked frames
         at ``path`` (:func:`analysis.paper.sections.opening.write_checked_inputs`), on the first
-        kernel to answer; bad input raises :class:`InputError`, naming the file and the
-        problem."""
+        kernel to answer, reusing an earlier build's check when neither the data nor the code
+        changed (:mod:`analysis.paper.input_cache`); bad input raises :class:`InputError`,
+        naming the file and the problem."""
         self._wait(self._check(path))
         return path
 
@@ -112,7 +113,8 @@ class NotebookRunner:
 
     def _check(self, path: Path) -> _Call:
         function = "analysis.paper.sections.opening.write_checked_inputs"
-        return self._queue_call(function, "checking the inputs", InputError, {"path": str(path)})
+        arguments = {"path": str(path), "reuse": True}
+        return self._queue_call(function, "checking the inputs", InputError, arguments)
 
     def _queue_call(
         self, function: str, doing: str, error: type[BuildError], arguments: dict

@@ -221,20 +221,32 @@ def _require_reference_policies_cover(
 
 
 def write_checked_inputs(
-    path: str | os.PathLike[str], data_dir: str | os.PathLike[str] | None = None
+    path: str | os.PathLike[str],
+    data_dir: str | os.PathLike[str] | None = None,
+    reuse: bool = False,
 ) -> Path:
     """Load and cross-check every input under ``data_dir`` once (:data:`ALL_READS`, every
     verdict found) and store the frames at ``path`` (a pickle), for :func:`open_section`'s
     ``checked_inputs``: the build does this before its notebooks start, so that each one
     does not load and check the same files again; the release's agreement reports are read
     and checked too (:func:`analysis.paper.sections.labels.reported_agreement`). Bad input raises
-    here."""
+    here. With ``reuse`` (the build's choice), the inputs an earlier build checked are
+    taken when neither the data nor the code that checked them changed, and a new check
+    is kept for the next build (:mod:`analysis.paper.input_cache`)."""
+    from analysis.paper import input_cache
+
     where = Locations.of(data_dir)
+    data = paths.data_dir(data_dir)
+    key = input_cache.data_key(data) if reuse else ""
+    if reuse and input_cache.reuse(data, key, Path(path)):
+        return Path(path)
     loaded = load_inputs(ALL_READS, where, None)
     from analysis.paper.sections.labels import reported_agreement
 
     reported_agreement(where.results, loaded.scenarios)  # the agreement reports read, too
     pd.to_pickle({"locations": where, "loaded": loaded}, path)
+    if reuse:
+        input_cache.keep(data, key, Path(path))
     return Path(path)
 
 
