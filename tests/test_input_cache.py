@@ -75,3 +75,14 @@ def test_kept_inputs_of_changed_code_are_not_reused(data: Path, tmp_path: Path) 
         assert not input_cache.reuse(data, key, tmp_path / "again.pkl")
     record_path.write_text(json.dumps({**record, "analysis/no_such_module.py": "0" * 64}))
     assert not input_cache.reuse(data, key, tmp_path / "again.pkl")
+
+
+def test_a_copy_of_the_data_folder_is_checked_anew(data: Path, tmp_path: Path) -> None:
+    """The kept frames name the folders they were read from: a copy elsewhere (the kept
+    inputs copied with it) has a key of its own."""
+    write_checked_inputs(tmp_path / "first.pkl", data, reuse=True)
+    copy = tmp_path / "copy"
+    shutil.copytree(data, copy)
+    assert input_cache.data_key(copy) != input_cache.data_key(data)
+    checked = write_checked_inputs(tmp_path / "second.pkl", copy, reuse=True)
+    assert pd.read_pickle(checked)["locations"].runs == paths.runs_dir(copy)

@@ -8,7 +8,7 @@ reads, the package code it ran and the pinned dependencies, so a build keeps it 
 ``data/.checked-inputs/`` and the next build reuses it when all of those are unchanged:
 
 - the data: the digest of ``data/scenarios`` and ``data/runs`` (every file's name and
-  sha256) and of the imported release's identity, the digest ``make paper`` computes;
+  sha256), of the imported release's identity and of the folders' paths;
 - the code: the sha256 of every module of the package loaded when the check ended (Python
   runs no code it has not loaded, so a change anywhere else cannot change the result), with
   ``pyproject.toml``, ``requirements.lock`` and the Python version.
@@ -41,11 +41,14 @@ _PINS = ("pyproject.toml", "requirements.lock")
 def data_key(data: Path) -> str:
     """The digest of what the check reads under ``data``: its scenario files and runs, and
     the imported release's identity (as :func:`analysis.paper.make.shared_digest` reads
-    them, without the package)."""
+    them, without the package), and where they are (a copy of the folder elsewhere is
+    checked anew: the checked frames record their locations)."""
     stamp = paths.imported_release(data)
+    where = (paths.scenarios_dir(data), paths.runs_dir(data), paths.results_dir(data))
     return tree_digest(
         [
             ("release", str(stamp.get("release_digest"))),
+            ("locations", "\n".join(map(str, where))),  # the kept frames name them
             ("data/scenarios", data / "scenarios"),
             ("data/runs", data / "runs"),
         ]
