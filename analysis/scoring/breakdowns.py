@@ -59,8 +59,9 @@ def pool_cells(
     return out
 
 
-#: Conditions a pool's sentence names (the first, sorted) before it says how many more.
-NAMED_IN_SUMMARY = 12
+#: Conditions a pool's sentence names (the first, sorted) before it says how many more
+#: (as many as a shown table has rows).
+NAMED_IN_SUMMARY = 40
 
 
 def pool_summary(cells: pd.DataFrame) -> str:
