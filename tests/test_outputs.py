@@ -272,3 +272,34 @@ def test_the_published_values_are_compared_with_the_papers_release_alone():
     reason = other_release("v-other", published.SCENARIO_SET)
     assert reason is not None and "this build is of release v-other" in reason
     assert other_release(published.RELEASE, "another-set") is not None
+
+
+def test_markdown_tables_are_tabulates_pipe_tables_character_for_character():
+    """Random tables of awkward strings (wide, zero-width and combining characters, pipes,
+    surrounding spaces, empty cells and headers) and the non-string cases left to tabulate."""
+    import random
+
+    from analysis.paper.markdown import markdown_table
+
+    rng = random.Random(7)
+    pieces = ["a", "b", " ", "é", "中", "|", "-", "%", "–", "😀", "x y", "", "\u200b", "\u0301"]
+
+    def text(longest: int) -> str:
+        return "".join(rng.choice(pieces) for _ in range(rng.randint(0, longest)))
+
+    for _ in range(500):
+        rows = rng.randint(0, 5)
+        columns: dict[str, list[str]] = {}
+        for c in range(rng.randint(1, 4)):
+            name = text(6) or f"c{c}"
+            while name in columns:
+                name += "z"
+            columns[name] = [text(8) for _ in range(rows)]
+        frame = pd.DataFrame(columns, columns=list(columns)).astype(object)
+        assert markdown_table(frame) == frame.to_markdown(index=False, disable_numparse=True)
+    for odd in (
+        pd.DataFrame({"n": [1, 22], "x": ["a", "b"]}),
+        pd.DataFrame({"x": ["two\nlines", "tab\there"]}),
+        pd.DataFrame({"x": [None, "y"]}, dtype=object),
+    ):
+        assert markdown_table(odd) == odd.to_markdown(index=False, disable_numparse=True)

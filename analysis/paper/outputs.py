@@ -23,6 +23,7 @@ from analysis import paths
 from analysis.files.reading import read_json
 from analysis.paper.figures import save_figure, shown_width, use_style
 from analysis.paper.latex import latex_table
+from analysis.paper.markdown import markdown_table
 from analysis.paper.presentation import human_header, presented, with_whole_counts
 from analysis.paper.provenance import NumberBook
 
@@ -55,7 +56,7 @@ def write_table(
     if for_reader is not None:
         frame = for_reader
     shown = presented(frame)
-    markdown = shown.to_markdown(index=False, disable_numparse=True)
+    markdown = markdown_table(shown)
     (folder / f"{name}.md").write_text(
         (f"{caption}\n\n" if caption else "") + markdown + "\n", "utf-8"
     )
