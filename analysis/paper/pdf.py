@@ -43,10 +43,12 @@ def render_pdf(paper_dir: Path) -> Path:
     return compile_typst(source, paper_dir / "paper.pdf")
 
 
-def write_documents(paper_dir: Path, executed: list[Path]) -> None:
+def write_documents(paper_dir: Path, executed: list[Path], document: dict | None = None) -> None:
     """Catalogue, claims ledger (unless ``numbers.json`` lists it as left out),
-    ``numbers.tex``, ``index.html`` and ``paper.pdf``."""
-    document = read_json(paper_dir / "numbers.json")
+    ``numbers.tex``, ``index.html`` and ``paper.pdf``; ``document``: what ``numbers.json``
+    holds, when the caller has it (else it is read)."""
+    if document is None:
+        document = read_json(paper_dir / "numbers.json")
     catalogue = merge_catalogue(paper_dir)
     left_out = document.get("left_out") or []
     claims = None

@@ -136,4 +136,4 @@ def write_reports(staging: str, data: str, notebooks: list[str]) -> None:
         "numbers": numbers,
     }
     (folder / "numbers.json").write_text(json.dumps(document, indent=2) + "\n", "utf-8")
-    write_documents(folder, [folder / "notebooks" / name for name in notebooks])
+    write_documents(folder, [folder / "notebooks" / name for name in notebooks], document)
