@@ -3,6 +3,7 @@ one-column article with 1-inch margins."""
 
 from __future__ import annotations
 
+import functools
 import re
 
 import pandas as pd
@@ -84,6 +85,15 @@ def _body(shown: pd.DataFrame, breakable: list[bool]) -> list[str]:
     return [" & ".join(row) + r" \\" for row in zip(*columns, strict=True)]
 
 
+@functools.lru_cache(maxsize=256)
+def _longest_word(values: frozenset[str]) -> int:
+    """The characters of the longest unbreakable word of ``values`` (text breaks at spaces
+    and after ``-._/``); 0 without one. Cached: fitting a table asks again for the columns
+    it has not changed."""
+    words = [w for v in values for w in re.split(r"(?<=[-._/])|\s+", v) if w]
+    return max((len(w) for w in words), default=0)
+
+
 def _column_widths(
     shown: pd.DataFrame, numeric: list[bool], scale: float
 ) -> tuple[dict[str, float], dict[str, float]]:
@@ -91,16 +101,12 @@ def _column_widths(
     width of their widest cell; text columns wrap, down to their longest unbreakable word;
     headers wrap between words."""
 
-    def longest_word(values: set[str]) -> float:
-        words = [w for v in values for w in re.split(r"(?<=[-._/])|\s+", v) if w]
-        return 6.2 * max([4, *(len(w) for w in words)]) * scale
-
     natural, minimum = {}, {}
     for column, is_numeric in zip(shown.columns, numeric, strict=True):
-        values = set(shown[column].tolist())  # each distinct cell once: tables repeat them
+        values = frozenset(shown[column].tolist())  # each distinct cell once: tables repeat them
         header = 7.0 * max(len(w) for w in column.split()) * scale
         natural[column] = max(header, 5.5 * max(len(v) for v in [column, *values]) * scale)
-        minimum[column] = max(header, longest_word(values))
+        minimum[column] = max(header, 6.2 * max(4, _longest_word(values)) * scale)
         if is_numeric:
             widest = 6.2 * max([4, *(len(v) for v in values)]) * scale
             minimum[column] = natural[column] = max(header, widest)
