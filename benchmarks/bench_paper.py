@@ -68,8 +68,10 @@ TRIVIAL_KERNEL = {
     "extra_arguments": ["--IPKernelApp.log_level=ERROR"],
 }
 SEED = 20260224
-#: A large release's build against the real release's, at most (wall).
+#: A release of :data:`RATIO_TARGET_CONDITIONS` conditions' build against the real
+#: release's, at most (wall).
 RATIO_TARGET = 2.0
+RATIO_TARGET_CONDITIONS = 1000
 #: A large release's peak resident memory, under (bytes).
 RSS_TARGET = 6 * 2**30
 
@@ -311,10 +313,10 @@ def main(skip_large: bool = False, sizes: tuple[int, ...] = (224,), rounds: int 
     print(f"  no-op make paper: {statistics.median(noops):.2f} s (target < 1 s)")
     for n in large if not skip_large else ():
         for kind in KINDS:
+            target = f" (target <= {RATIO_TARGET:g})" if n == RATIO_TARGET_CONDITIONS else ""
             print(
                 f"  {n} conditions / the real release's build ({kind}): "
-                f"{statistics.median(large_ratios[n, kind]):.2f} wall "
-                f"(target <= {RATIO_TARGET:g})\n"
+                f"{statistics.median(large_ratios[n, kind]):.2f} wall{target}\n"
                 f"  {n} / {n_base} generated conditions (like for like, {kind}): "
                 f"{statistics.median(like_ratios[n, kind]):.2f} wall"
             )
