@@ -10,8 +10,8 @@ Run from the project root: ``.venv/bin/python benchmarks/bench_paper.py``. It me
 - the build of a generated release with ``--conditions`` conditions (224: about 120k
   trials, with its ``scenarios-detail.json``; several sizes, ``--conditions 1000 5000``,
   one release each), written by ``tests/release_writer.py`` and imported into a data folder
-  of its own (the import is not timed); targets: at most 2 x the wall time of the real
-  release's build, and a peak resident memory under 6 GB;
+  of its own (the import is not timed); targets: at 1,000 conditions, at most 2 x the wall
+  time of the real release's build; at any size, a peak resident memory under 6 GB;
 - the build of a release generated the same way with as many conditions as the real
   release: the like-for-like base of the large one. The real release here has no
   ``scenarios-detail.json``, so its build skips the per-trial analysis of the published
