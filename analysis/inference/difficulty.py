@@ -219,6 +219,16 @@ def _hessian_products(model):
     return hessp
 
 
+def _whole_design(model) -> tuple[sparse.csr_matrix, sparse.csr_matrix]:
+    """The model's whole design ``[X Z]`` and its transpose, both CSR, made once per model
+    (a Newton step builds the Hessian once at each point)."""
+    made = model.__dict__.get("_whole_design")
+    if made is None:
+        design = sparse.hstack([sparse.csr_matrix(model.exog), model.exog_vc], format="csr")
+        made = model.__dict__["_whole_design"] = (design, design.T.tocsr())
+    return made
+
+
 def _negative_hessian(model, params: np.ndarray) -> sparse.csr_matrix:
     """The negative Hessian of the mixed model's log posterior (statsmodels'
     ``logposterior``) at ``params`` (fixed effects, log random-effect SDs, random effects),
@@ -233,9 +243,12 @@ def _negative_hessian(model, params: np.ndarray) -> sparse.csr_matrix:
     k_fe, k_vcp = model.k_fep, model.k_vcp
     fe, log_sd, effects = params[:k_fe], params[k_fe : k_fe + k_vcp], params[k_fe + k_vcp :]
     mu = model.family.link.inverse(model.exog @ fe + model.exog_vc @ effects)
-    design = sparse.hstack([sparse.csr_matrix(model.exog), model.exog_vc], format="csr")
-    data = design.T @ sparse.diags(model.family.counts * mu * (1 - mu)) @ design
-    data = data.tocoo()
+    design, transposed = _whole_design(model)
+    weight = np.repeat(model.family.counts * mu * (1 - mu), np.diff(design.indptr))
+    weighted = sparse.csr_matrix(
+        (design.data * weight, design.indices, design.indptr), shape=design.shape
+    )
+    data = (transposed @ weighted).tocoo()
     fe_at, effect_at = np.arange(k_fe), k_fe + k_vcp + np.arange(len(effects))
     at = np.concatenate([fe_at, effect_at])  # the data's rows and columns in params order
     sd_at = k_fe + model.ident  # each random effect's log SD
