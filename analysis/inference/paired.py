@@ -184,8 +184,12 @@ def _effective_t(diff: np.ndarray, alpha: float = 0.05) -> dict:
     """``ci_low, ci_high, p, df`` of the paired t on ``diff`` at its effective df, and the
     differences' ``skew_diff`` and ``kurtosis_diff`` (their moment ratios g1 and b2)."""
     n = len(diff)
-    squares = (diff - diff.mean()) ** 2
+    deviations = diff - diff.mean()
+    squares = deviations**2
     kurtosis = n * (squares**2).sum() / squares.sum() ** 2
+    # scipy.stats.skew's biased g1, m3 / m2^1.5, without its per-call argument handling
+    # (a millisecond, for each of a large release's hundreds of pairs)
+    skewness = (deviations * squares).mean() / squares.mean() ** 1.5
     df = effective_df(n, kurtosis)
     se = diff.std(ddof=1) / np.sqrt(n)
     half = stats.t.isf(alpha / 2, df) * se
@@ -195,7 +199,7 @@ def _effective_t(diff: np.ndarray, alpha: float = 0.05) -> dict:
         "ci_high": float(diff.mean() + half),
         "p": float(p),
         "df": float(df),
-        "skew_diff": float(stats.skew(diff)),
+        "skew_diff": float(skewness),
         "kurtosis_diff": float(kurtosis),
     }
 
