@@ -17,6 +17,7 @@ import ast
 import contextlib
 import json
 import os
+import signal
 import threading
 import time
 from pathlib import Path
@@ -200,8 +201,13 @@ class WarmKernel:
             return msg_id
 
     def kill(self) -> None:
-        """Stop the kernel at once (no graceful shutdown: it costs seconds)."""
+        """Stop the kernel at once (no graceful shutdown: it costs seconds): SIGKILL first,
+        then the manager's shutdown, which cleans up. The shutdown alone interrupts the
+        kernel before it kills it, and a kernel interrupted between cells logs
+        "KeyboardInterrupt caught in kernel" on the build's terminal, before its error."""
         with contextlib.suppress(Exception):  # already gone: nothing left to stop
+            run_sync(self.km.signal_kernel)(signal.SIGKILL)
+        with contextlib.suppress(Exception):
             run_sync(self.km.shutdown_kernel)(now=True)
 
 
