@@ -38,12 +38,6 @@ def pytest_configure(config):
     sys.modules.setdefault("rfc3987_syntax", None)
 
 
-#: Tests that build the same comparable release (``docs/comparable-release.md``'s) from
-#: copies at different paths, into one ``compare/.builds`` folder: a build re-imports a copy
-#: from another path, so they run on one worker, one after the other.
-COMPARE_BUILDS = ("tests/test_compare_release.py", "docs/comparable-release.md")
-
-
 @pytest.hookimpl(tryfirst=True)  # before xdist's own hook reads the groups
 def pytest_collection_modifyitems(config, items):
     """Under ``pytest -n --dist loadgroup``, every test that reads the built paper runs on
@@ -57,8 +51,6 @@ def pytest_collection_modifyitems(config, items):
     for item in items:
         if reads_paper[item.nodeid]:
             group = "paper"
-        elif any(part in item.nodeid for part in COMPARE_BUILDS):
-            group = "compare-builds"
         elif item.get_closest_marker("spread"):
             group = item.nodeid  # a long test of its own, free to go to either worker
         else:

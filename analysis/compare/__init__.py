@@ -39,8 +39,9 @@ def compare_releases(
     comparison.
 
     Each release is imported, verified and built by the project's own build in
-    ``<out_root>/.builds/<release digest>/``, reused while nothing it reads changed; the
-    comparison goes to ``<out_root>/<base>..<head>/``, each release named by its folder.
+    ``<out_root>/.builds/<key>/`` (the key names the release's digest and folder), reused
+    while nothing it reads changed; the comparison goes to ``<out_root>/<base>..<head>/``,
+    each release named by its folder.
 
     Parameters
     ----------

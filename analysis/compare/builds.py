@@ -1,6 +1,7 @@
 """Each compared release built in its own folder by the project's own build.
 
-A release's build lives in ``compare/.builds/<release digest>/`` (``data/`` and ``paper/``):
+A release's build lives in ``compare/.builds/<key>/`` (``data/`` and ``paper/``), the key
+naming the release's digest and its folder (:func:`locate`):
 ``python -m analysis.paper.make paper`` runs there with ``$STEERBENCH_DATA_DIR`` pointing at
 that ``data/``, so the import, its verification and the content-keyed reuse are exactly
 those of ``make paper``, and neither the project's ``data/`` nor ``paper/`` is touched.
@@ -14,6 +15,7 @@ inputs are compared by).
 from __future__ import annotations
 
 import contextlib
+import hashlib
 import os
 import re
 import signal
@@ -25,7 +27,7 @@ from pathlib import Path
 from analysis import paths
 from analysis.release.identity import ReleaseError, locate_release, release_identity
 
-#: Characters of the release digest that name its build folder.
+#: Characters of the build key (the release's digest and folder) that name its build folder.
 DIGEST_CHARS = 16
 #: Seconds an interrupted build may take to stop its kernels before it is killed.
 STOP_SECONDS = 30
@@ -143,7 +145,10 @@ def users_files(text: str, build: ReleaseBuild) -> str:
 
 
 def locate(release_dir: str | os.PathLike[str], builds_root: Path) -> ReleaseBuild:
-    """The release at ``release_dir`` and the folder its build goes in; a folder that is no
+    """The release at ``release_dir`` and the folder its build goes in, named by the
+    release's digest and its folder: an import is of one release folder (a copy elsewhere is
+    imported anew), so copies of one release at two places build apart, and two
+    comparisons at once never re-import a folder the other reads. A folder that is no
     release raises :class:`CompareError` naming it."""
     root = paths.release_dir(release_dir)
     try:
@@ -151,7 +156,8 @@ def locate(release_dir: str | os.PathLike[str], builds_root: Path) -> ReleaseBui
         digest = release_identity(layout)
     except ReleaseError as error:
         raise CompareError(str(error).splitlines()[0]) from None
-    folder = builds_root / digest[:DIGEST_CHARS]
+    key = hashlib.sha256(f"{digest}\n{root}".encode()).hexdigest()
+    folder = builds_root / key[:DIGEST_CHARS]
     return ReleaseBuild(root, layout.version, digest, folder, layout.scenario_set)
 
 
