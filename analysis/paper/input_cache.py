@@ -23,6 +23,7 @@ from __future__ import annotations
 import contextlib
 import json
 import os
+import shutil
 import sys
 import tempfile
 from pathlib import Path
@@ -40,19 +41,14 @@ _PINS = ("pyproject.toml", "requirements.lock")
 
 def data_key(data: Path) -> str:
     """The digest of what the check reads under ``data``: its scenario files and runs, and
-    the imported release's identity (as :func:`analysis.paper.make.shared_digest` reads
-    them, without the package), and where they are (a copy of the folder elsewhere is
-    checked anew: the checked frames record their locations)."""
-    stamp = paths.imported_release(data)
+    the imported release's identity (the data parts of the build's own digest,
+    :func:`analysis.paper.make.build_digest`), and where they are (a copy of the folder
+    elsewhere is checked anew: the checked frames record their locations)."""
+    from analysis.paper.make import data_inputs, release_part
+
     where = (paths.scenarios_dir(data), paths.runs_dir(data), paths.results_dir(data))
-    return tree_digest(
-        [
-            ("release", str(stamp.get("release_digest"))),
-            ("locations", "\n".join(map(str, where))),  # the kept frames name them
-            ("data/scenarios", data / "scenarios"),
-            ("data/runs", data / "runs"),
-        ]
-    )
+    locations = ("locations", "\n".join(map(str, where)))  # the kept frames name them
+    return tree_digest([release_part(data), locations, *data_inputs(data)])
 
 
 def _code_record() -> dict[str, str]:
@@ -83,6 +79,18 @@ def _unchanged(record: dict[str, str]) -> bool:
     return True
 
 
+def _place(source: Path, target: Path) -> None:
+    """``source``'s content at ``target`` (replaced): a hard link where the two share a file
+    system, else a copy. Entries are replaced by renames, never rewritten, so a link stays
+    whole."""
+    with contextlib.suppress(FileNotFoundError):
+        target.unlink()
+    try:
+        os.link(source, target)
+    except OSError:
+        shutil.copyfile(source, target)
+
+
 def reuse(data: Path, key: str, path: Path) -> bool:
     """Put the kept checked inputs of ``key`` at ``path`` when there are some and the code
     they were made with is unchanged; whether it did."""
@@ -94,12 +102,7 @@ def reuse(data: Path, key: str, path: Path) -> bool:
         code = json.loads(record.read_text())
         if not (isinstance(code, dict) and _unchanged(code)):
             return False
-        with contextlib.suppress(FileNotFoundError):
-            Path(path).unlink()
-        try:
-            os.link(kept, path)  # entries are replaced by renames: a link stays whole
-        except OSError:
-            Path(path).write_bytes(kept.read_bytes())
+        _place(kept, Path(path))
     except (OSError, ValueError):
         return False
     return True
@@ -113,12 +116,14 @@ def keep(data: Path, key: str, path: Path) -> None:
     with contextlib.suppress(OSError):
         folder.mkdir(exist_ok=True)
         record = json.dumps(_code_record(), indent=1, sort_keys=True)
-        for suffix, write in ((".pkl", None), (".json", record)):
-            handle, temporary = tempfile.mkstemp(dir=folder, prefix=".part-", suffix=suffix)
-            with os.fdopen(handle, "wb") as out:
-                out.write(Path(path).read_bytes() if write is None else write.encode())
-            os.chmod(temporary, 0o644)
-            os.replace(temporary, folder / f"{key}{suffix}")
+        frames = folder / f".part-{os.getpid()}.pkl"
+        _place(Path(path), frames)
+        os.replace(frames, folder / f"{key}.pkl")
+        handle, temporary = tempfile.mkstemp(dir=folder, prefix=".part-", suffix=".json")
+        with os.fdopen(handle, "w") as out:
+            out.write(record)
+        os.chmod(temporary, 0o644)
+        os.replace(temporary, folder / f"{key}.json")
         for old in folder.iterdir():
             if old.stem != key:
                 old.unlink()

@@ -25,12 +25,21 @@ from analysis.release.identity import INTERRUPTED_IMPORT, ReleaseError, lock_for
 PAPER_STAMP = ".built"
 
 
+def release_part(data: Path) -> tuple[str, str]:
+    """The imported release's identity, as a part for :func:`tree_digest`."""
+    return ("release", str(paths.imported_release(data).get("release_digest")))
+
+
+def data_inputs(data: Path) -> list[tuple[str, Path]]:
+    """What a build reads of the data folder ``data``: its scenario files and its runs."""
+    return [("data/scenarios", data / "scenarios"), ("data/runs", data / "runs")]
+
+
 def build_inputs(data: Path, notebooks: Iterable[Path]) -> list[tuple[str, Path]]:
     """Everything a build reads, as (label, path) parts for :func:`tree_digest`."""
     root = paths.PROJECT_ROOT
     return [
-        ("data/scenarios", data / "scenarios"),
-        ("data/runs", data / "runs"),
+        *data_inputs(data),
         *((f"notebooks/{nb.name}", nb) for nb in sorted(notebooks)),
         ("analysis", root / "analysis"),
         ("figures", root / "figures"),
@@ -41,10 +50,7 @@ def build_inputs(data: Path, notebooks: Iterable[Path]) -> list[tuple[str, Path]
 
 def build_digest(data: Path, notebooks: Iterable[Path]) -> str:
     """The digest a build of ``notebooks`` on ``data`` is keyed by."""
-    stamp = paths.imported_release(data)
-    return tree_digest(
-        [("release", str(stamp.get("release_digest"))), *build_inputs(data, notebooks)]
-    )
+    return tree_digest([release_part(data), *build_inputs(data, notebooks)])
 
 
 def shared_digest(data: Path) -> str:
