@@ -109,9 +109,9 @@ def minimum_detectable_difference(
         full = df is None or df >= n_pairs - 1
         if full and skewness == 0 and kurtosis == 3:
             return t_effect(int(n_pairs), alpha, power) * float(sd_diff)
-        one = lambda v: np.array([float(v)])  # noqa: E731
         df = n_pairs - 1 if full else df
-        effect = _t_effects_at(one(n_pairs), one(df), alpha, power, one(skewness), one(kurtosis))
+        n, df_, skew, kurt = (np.array([float(v)]) for v in (n_pairs, df, skewness, kurtosis))
+        effect = _t_effects_at(n, df_, alpha, power, skew, kurt)
         return float(effect[0]) * float(sd_diff)
     if discordance is None or not discordance > 0:
         return np.nan
