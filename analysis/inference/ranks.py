@@ -24,6 +24,8 @@ sets too much). ``benchmarks/bench_rank_sets.py`` measures the coverage against 
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 import numpy as np
 import pandas as pd
 
@@ -66,6 +68,21 @@ def first_place_shares(replicates: np.ndarray) -> np.ndarray:
     values = np.nan_to_num(np.asarray(replicates, dtype="float64"), nan=-np.inf)
     first = values == values.max(axis=1, keepdims=True)
     return (first / first.sum(axis=1, keepdims=True)).mean(axis=0)
+
+
+@dataclass(frozen=True)
+class _Maxima:
+    """Per bootstrap replicate and row of a rank-set computation, the largest |t| over the
+    ``active`` pairs (``per_row``) and the column where it is (``where``)."""
+
+    active: np.ndarray
+    per_row: np.ndarray
+    where: np.ndarray
+
+    @property
+    def overall(self) -> np.ndarray:
+        """Per replicate, the largest |t| over every active pair."""
+        return self.per_row.max(axis=1)
 
 
 def simultaneous_rank_sets(
@@ -157,46 +174,61 @@ def simultaneous_rank_sets(
         z = np.where(spread, gap / (safe * inflate), np.sign(gap) * np.inf)
     z = np.where(pairs, z, 0.0)  # z[r, j] > c: condition rows[r] is above j
 
-    def largest(active: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-        """Per replicate, the largest bootstrap |t| over the ``active`` pairs, overall and
-        per row (blocks of replicates, each vectorised in place). Only the columns with an
-        active pair are visited: a step-down leaves fewer each step."""
-        overall = np.zeros(len(deviation))
-        per_row = np.zeros((len(deviation), len(rows)))
+    def largest(active: np.ndarray, before: _Maxima | None = None) -> _Maxima:
+        """Per replicate and row, the largest bootstrap |t| over the ``active`` pairs, and
+        the column where it is (blocks of replicates, each computed in one reused buffer;
+        only the columns with an active pair are visited). A pair left out is divided by an
+        infinite scale: its |t| is 0, as small as any. ``before``: the maxima of a set of
+        pairs that holds ``active``; a replicate keeps them where every row's largest pair
+        is still active (the largest over fewer pairs that still hold it is the same value),
+        and only the others are computed again."""
+        n_boot = len(deviation)
+        if before is None:
+            per_row = np.zeros((n_boot, len(rows)))
+            where = np.zeros((n_boot, len(rows)), dtype=np.intp)
+            redo = np.arange(n_boot)
+        else:
+            per_row, where = before.per_row.copy(), before.where.copy()
+            dropped = before.active & ~active
+            redo = np.flatnonzero(dropped[np.arange(len(rows)), where].any(axis=1))
         mask = active & spread
         columns = np.flatnonzero(mask.any(axis=0))
         if not len(columns):
-            return overall, per_row
-        scale, drop = safe[:, columns], ~mask[:, columns]
+            return _Maxima(active.copy(), np.zeros((n_boot, len(rows))), where)
+        scale = np.where(mask[:, columns], safe[:, columns], np.inf)
+        of_rows, of_columns = deviation[redo][:, rows], deviation[redo][:, columns]
         step = max(1, _BLOCK // (len(rows) * len(columns)))
-        for start in range(0, len(deviation), step):
-            d = deviation[start : start + step]
-            t = d[:, rows, None] - d[:, None, columns]
+        buffer = np.empty((min(step, len(redo)), len(rows), len(columns)))
+        for start in range(0, len(redo), step):
+            stop = min(start + step, len(redo))
+            t = buffer[: stop - start]
+            np.subtract(of_rows[start:stop, :, None], of_columns[start:stop, None, :], out=t)
             np.abs(t, out=t)
             np.divide(t, scale, out=t)
-            np.copyto(t, 0.0, where=drop)  # every |t| is at least 0: as if left out
-            per_row[start : start + step] = t.max(axis=2)
-            overall[start : start + step] = per_row[start : start + step].max(axis=1)
-        return overall, per_row
+            at = t.argmax(axis=2)
+            per_row[redo[start:stop]] = np.take_along_axis(t, at[:, :, None], axis=2)[:, :, 0]
+            where[redo[start:stop]] = columns[at]
+        return _Maxima(active.copy(), per_row, where)  # the caller's active set changes
 
     # Step-down (Romano and Wolf): critical values from the pairs not yet separated, until
     # a step separates none; the first step is the single-step max-T critical value. Both
-    # step-downs start from every pair: that first pass, the costliest, is made once.
+    # step-downs start from every pair: that first pass, the costliest, is made once, and
+    # each later step computes again only the replicates whose largest pair it dropped.
     every_pair = largest(pairs)
-    active, first_joint = pairs.copy(), None
+    active, first_joint, top = pairs.copy(), None, every_pair
     while active.any():
-        top = every_pair if first_joint is None else largest(active)
-        critical_joint = float(np.quantile(top[0], level, method="higher"))
+        top = top if first_joint is None else largest(active, top)
+        critical_joint = float(np.quantile(top.overall, level, method="higher"))
         first_joint = critical_joint if first_joint is None else first_joint
         newly = active & (np.abs(z) > critical_joint)
         if not newly.any():
             break
         active &= ~newly
     joint = pairs & ~active
-    active, first = pairs.copy(), None
+    active, first, top = pairs.copy(), None, every_pair
     while active.any():
-        top = every_pair if first is None else largest(active)
-        critical = np.quantile(top[1], level, axis=0, method="higher")
+        top = top if first is None else largest(active, top)
+        critical = np.quantile(top.per_row, level, axis=0, method="higher")
         first = critical if first is None else first
         newly = active & (np.abs(z) > critical[:, None])
         if not newly.any():
