@@ -24,7 +24,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from analysis.files.reading import ErrorType, InputFileError, read_json
+from analysis.files.reading import ErrorType, InputFileError, check_once, read_json
 
 #: The most characters of one value a refusal quotes.
 SHOWN = 80
@@ -390,7 +390,9 @@ def check(document: Any, schema: Shape, file: str | Path, *, error: ErrorType) -
 def read_typed(path: str | Path, schema: Shape, *, error: ErrorType = InputFileError) -> Any:
     """The JSON document in ``path``, checked against ``schema`` (:func:`check`); a file that
     is missing, not JSON or repeats a key in one object raises ``error`` too."""
-    return check(read_json(path, error=error), schema, path, error=error)
+    document = read_json(path, error=error)
+    check_once(document, schema, lambda: check(document, schema, path, error=error))
+    return document
 
 
 def inside(folder: Path, name: str, file: str | Path, what: str, *, error: ErrorType) -> Path:

@@ -24,7 +24,7 @@ import pandas as pd
 from analysis import paths
 from analysis.corpus.formatting import count_text, percent_text, weighted_miss_text
 from analysis.corpus.vocabulary import condition_label, verdict_file_labels
-from analysis.files.reading import json_read_once
+from analysis.files.reading import collector_paused, json_read_once
 from analysis.files.schemas import SCENARIOS_DETAIL
 from analysis.files.typed import read_typed
 from analysis.scoring.breakdowns import POOL_OF, pool_cells, pool_summary
@@ -370,7 +370,9 @@ def load_checked_cells(
     run: gpt-5.4-mini (off)                        5
     Name: n_correct, dtype: int64
     """
-    with json_read_once():  # a verdict file is parsed once, for its trials and its records
+    # A verdict file is parsed once, for its trials and its records, with the collector
+    # paused (millions of objects, freed by reference counting; see collector_paused).
+    with json_read_once(), collector_paused():
         with warnings.catch_warnings():  # source_summary says so, beside the pools
             warnings.simplefilter("ignore", NoPublishedVerdictsWarning)
             trials = load_trials(verdict_paths, runs_dir=runs_dir, scenarios=scenarios)
