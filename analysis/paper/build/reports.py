@@ -3,7 +3,6 @@ HTML report and the PDF (on a warm kernel, or in the build itself when no notebo
 
 from __future__ import annotations
 
-import json
 import platform
 import subprocess
 import sys
@@ -120,7 +119,7 @@ def write_reports(staging: str, data: str, notebooks: list[str]) -> None:
     from analysis.paper.claims import other_release
     from analysis.paper.outputs import merge_left_out
     from analysis.paper.pdf import LEDGER_MAKER, write_documents
-    from analysis.paper.provenance import merge_fragments
+    from analysis.paper.provenance import json_one_per_line, merge_fragments
 
     folder = Path(staging)
     numbers = merge_fragments(folder)
@@ -135,5 +134,5 @@ def write_reports(staging: str, data: str, notebooks: list[str]) -> None:
         "left_out": left_out,
         "numbers": numbers,
     }
-    (folder / "numbers.json").write_text(json.dumps(document, indent=2) + "\n", "utf-8")
+    (folder / "numbers.json").write_text(json_one_per_line(document, "numbers"), "utf-8")
     write_documents(folder, [folder / "notebooks" / name for name in notebooks], document)
