@@ -185,6 +185,9 @@ def latex_table(
         raise ValueError(f"table {label}: the caption must not start with 'Table N:'")
     if shown is None:
         shown = presented(frame)
+    # Plain Python strings: the fitting below reads every cell many times, and a pandas
+    # string column yields its cells one at a time, about twenty times slower.
+    shown = shown.astype(object)
     numeric = [
         pd.api.types.is_numeric_dtype(frame[c]) and not pd.api.types.is_bool_dtype(frame[c])
         for c in frame.columns

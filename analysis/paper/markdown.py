@@ -16,7 +16,7 @@ import pandas as pd
 from wcwidth import wcswidth
 
 #: Characters tabulate treats specially (multiline cells, tabs, ANSI escapes).
-_SPECIAL = ("\n", "\r", "\t", "\x1b")
+_SPECIAL = frozenset("\n\r\t\x1b")
 #: tabulate's least padding of a header in the pipe format.
 _HEADER_PADDING = 2
 
@@ -26,10 +26,8 @@ def _width(text: str) -> int:
 
 
 def _plain(column: list) -> bool:
-    return all(
-        value is None or (isinstance(value, str) and not any(c in value for c in _SPECIAL))
-        for value in column
-    )
+    texts = [value for value in column if value is not None]
+    return all(isinstance(value, str) for value in texts) and _SPECIAL.isdisjoint("".join(texts))
 
 
 def markdown_table(frame: pd.DataFrame) -> str:
