@@ -68,3 +68,41 @@ def test_inside_json_read_once_a_file_is_parsed_once_until_it_changes(tmp_path: 
         with pytest.raises(InputFileError, match=r"gone\.json: missing$"):
             read_json(tmp_path / "gone.json")
     assert read_json(path) is not read_json(path)
+
+
+def test_inside_json_read_once_a_document_passes_a_schema_check_once(tmp_path: Path) -> None:
+    from analysis.files.typed import Int, Obj, read_typed
+
+    path, schema = tmp_path / "counts.json", Obj(required={"n": Int()})
+    path.write_text('{"n": 1}', encoding="utf-8")
+    seen = []
+    original = schema.check
+    object.__setattr__(schema, "check", lambda value: (seen.append(1), original(value)))
+    read_typed(path, schema), read_typed(path, schema)
+    assert len(seen) == 2  # outside the block: checked every time
+    with json_read_once():
+        read_typed(path, schema), read_typed(path, schema)
+    assert len(seen) == 3
+    path.write_text('{"n": "one"}', encoding="utf-8")
+    with json_read_once():  # a failed check is not remembered: it fails again
+        for _ in range(2):
+            with pytest.raises(InputFileError, match=r"counts\.json: .*n.*expected an integer"):
+                read_typed(path, schema)
+
+
+def test_the_collector_is_paused_only_inside_the_block() -> None:
+    import gc
+
+    from analysis.files.reading import collector_paused
+
+    assert gc.isenabled()
+    with collector_paused():
+        assert not gc.isenabled()
+    assert gc.isenabled()
+    gc.disable()
+    try:
+        with collector_paused():
+            pass
+        assert not gc.isenabled()  # as it was
+    finally:
+        gc.enable()

@@ -174,3 +174,44 @@ def test_separation_and_rank_numbers_say_what_they_are(numbers):
     assert firsts and all(e["value"] > 0 for e in firsts.values())
     bounds = [e for e in firsts.values() if e["description"].startswith("upper bound")]
     assert bounds and all(e["reads"].startswith("< 1/") for e in bounds)
+
+
+def test_a_file_digest_is_computed_again_when_the_file_changes(tmp_path) -> None:
+    import hashlib
+    import os
+
+    from analysis.paper.provenance import input_digest
+
+    path = tmp_path / "verdicts.json"
+    path.write_text("{}", encoding="utf-8")
+    assert input_digest(path) == hashlib.sha256(b"{}").hexdigest()
+    path.write_text("[]", encoding="utf-8")  # same size: the modification time tells
+    stat = path.stat()
+    os.utime(path, ns=(stat.st_atime_ns, stat.st_mtime_ns + 1))
+    assert input_digest(path) == hashlib.sha256(b"[]").hexdigest()
+    replacement = tmp_path / "new.json"
+    replacement.write_text("[1]", encoding="utf-8")
+    os.replace(replacement, path)  # another file at the same path
+    assert input_digest(path) == hashlib.sha256(b"[1]").hexdigest()
+
+
+def test_numbers_json_has_one_number_per_line_and_reads_back_equal() -> None:
+    import json
+
+    from analysis.paper.provenance import json_one_per_line
+
+    numbers = {"b.x": {"value": 0.1, "inputs": {"z": "1", "a": "2"}}, "a": {"value": "é"}}
+    document = {"release": "v1", "build": {"python": "3.11"}, "numbers": numbers}
+    text = json_one_per_line(document, "numbers")
+    assert json.loads(text) == document
+    assert text.splitlines()[-4:-1] == [
+        '    "b.x": {"value": 0.1, "inputs": {"z": "1", "a": "2"}},',
+        '    "a": {"value": "\\u00e9"}',
+        "  }",
+    ]
+    fragment = json_one_per_line(numbers, sort_keys=True)
+    assert json.loads(fragment) == numbers
+    assert fragment.splitlines()[1:3] == [
+        '  "a": {"value": "\\u00e9"},',
+        '  "b.x": {"inputs": {"a": "2", "z": "1"}, "value": 0.1}',
+    ]
