@@ -508,6 +508,32 @@ def test_notebooks_startlongest_first(tmp_path: Path) -> None:
     assert order == [notebooks[0].stem, *(nb.stem for nb in reversed(notebooks[1:]))]
 
 
+def test_a_new_paper_folder_orders_notebooks_by_the_last_build_on_its_data(tmp_path) -> None:
+    from analysis.paper.build.scheduler import longest_first, remember_seconds
+    from analysis.paper.make import default_notebooks
+    from analysis.release.identity import file_sha256
+
+    notebooks = default_notebooks()
+    data, paper = tmp_path / "data", tmp_path / "paper"
+    data.mkdir()
+    records = {
+        nb.name: {"sha256": file_sha256(nb), "seconds": float(n), "outputs": []}
+        for n, nb in enumerate(notebooks)
+    }
+    remember_seconds(data, dict(list(records.items())[:5]))
+    remember_seconds(data, dict(list(records.items())[5:]))  # merged with the first
+    order = [nb.stem for nb in longest_first(notebooks, paper, data)]
+    assert order == [nb.stem for nb in reversed(notebooks)]
+    # a notebook whose file changed since is as if never timed: it goes first
+    changed = {notebooks[1].name: {**records[notebooks[1].name], "sha256": "0" * 64}}
+    remember_seconds(data, changed)
+    order = [nb.stem for nb in longest_first(notebooks, paper, data)]
+    assert order[0] == notebooks[1].stem
+    assert order[1:] == [nb.stem for nb in reversed(notebooks) if nb != notebooks[1]]
+    remember_seconds(tmp_path / "absent", records)  # a folder it cannot write: nothing kept
+    assert not (tmp_path / "absent").exists()
+
+
 def test_paper_tests_run_on_the_worker_that_builds(request, paper_dir) -> None:
     # pytest-xdist groups by a suffix of the test id, which some pytest versions drop
     # silently (pytest-xdist issue 1386): then every worker would build the paper

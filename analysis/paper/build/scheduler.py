@@ -235,19 +235,68 @@ class NotebookRunner:
         return None
 
 
-def longest_first(notebooks: list[Path], paper_dir: Path) -> list[Path]:
+#: The seconds each notebook took in the last build on a data folder, kept in that folder
+#: (a build into a new paper folder orders its notebooks by them too).
+SECONDS_RECORD = ".notebook-seconds.json"
+
+
+def remember_seconds(data: Path, records: dict[str, dict]) -> None:
+    """Keep in ``data`` the seconds and sha256 of each notebook the stamp ``records`` list
+    (merged with those kept before); a data folder that cannot be written to keeps none."""
+    import json
+    import os
+    import tempfile
+
+    kept = {
+        **_kept_seconds(data),
+        **{
+            name: {"sha256": record["sha256"], "seconds": record["seconds"]}
+            for name, record in records.items()
+            if isinstance(record, dict) and {"sha256", "seconds"} <= record.keys()
+        },
+    }
+    with contextlib.suppress(OSError):
+        handle, temporary = tempfile.mkstemp(dir=data, prefix=".part-", suffix=".json")
+        with os.fdopen(handle, "w") as out:
+            out.write(json.dumps(kept, indent=1, sort_keys=True) + "\n")
+        os.replace(temporary, data / SECONDS_RECORD)
+
+
+def _kept_seconds(data: Path) -> dict[str, dict]:
+    import json
+
+    try:
+        kept = json.loads((data / SECONDS_RECORD).read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return {}
+    return kept if isinstance(kept, dict) else {}
+
+
+def longest_first(notebooks: list[Path], paper_dir: Path, data: Path | None = None) -> list[Path]:
     """``notebooks`` ordered by the seconds each took in the last build, longest first (so
-    that the longest does not start last). Notebooks never timed go first, those reading
-    more first (per-trial verdicts, then the published conditions; see
-    ``analysis.paper.sections.READS``), later sections before earlier ones."""
+    that the longest does not start last): the build in ``paper_dir``, else the last
+    build on the data folder ``data`` of the same notebook file (:func:`remember_seconds`).
+    Notebooks never timed go first, those reading more first (per-trial verdicts, then the
+    published conditions; see ``analysis.paper.sections.READS``), later sections before
+    earlier ones."""
     from analysis.paper.sections.reads import READS
+    from analysis.release.identity import file_sha256
 
     recorded = last_stamp(paper_dir).get("notebooks")
     recorded = recorded if isinstance(recorded, dict) else {}
+    kept = _kept_seconds(data) if data is not None else {}
+
+    def seconds(notebook: Path) -> object:
+        record = recorded.get(notebook.name)
+        if isinstance(record, dict):
+            return record.get("seconds")
+        record = kept.get(notebook.name)
+        if isinstance(record, dict) and record.get("sha256") == file_sha256(notebook):
+            return record.get("seconds")
+        return None
 
     def cost(notebook: Path) -> tuple[float, int, str]:
-        record = recorded.get(notebook.name)
-        value = record.get("seconds") if isinstance(record, dict) else None
+        value = seconds(notebook)
         reads = READS.get(notebook.stem)
         weight = 2 * reads.verdicts + reads.conditions if reads is not None else 0
         if isinstance(value, int | float):

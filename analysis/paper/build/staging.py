@@ -14,7 +14,12 @@ from analysis.paper.build.checked_inputs import CHECKED_INPUTS
 from analysis.paper.build.errors import BuildError
 from analysis.paper.build.failures import raise_on_failure
 from analysis.paper.build.reports import write_reports
-from analysis.paper.build.scheduler import CELL_TIMEOUT, NotebookRunner, longest_first
+from analysis.paper.build.scheduler import (
+    CELL_TIMEOUT,
+    NotebookRunner,
+    longest_first,
+    remember_seconds,
+)
 from analysis.paper.make import build_digest, recover_paper, shared_digest
 from analysis.release.identity import file_sha256
 
@@ -79,7 +84,7 @@ def build(
     runner = NotebookRunner(to_run, workers, cell_timeout) if to_run else None
     staging = paper_dir.with_name(paper_dir.name + ".staging")
     try:
-        to_run = longest_first(to_run, paper_dir)
+        to_run = longest_first(to_run, paper_dir, data)
         shutil.rmtree(staging, ignore_errors=True)
         (staging / "notebooks").mkdir(parents=True)
         parts = staging / ".parts"
@@ -129,3 +134,4 @@ def _finish(staging, data, notebooks, reused, runs, digest, shared, runner) -> N
         )
     stamp = {"inputs_digest": digest, "shared_digest": shared, "notebooks": records}
     (staging / STAMP).write_text(json.dumps(stamp, indent=2) + "\n", "utf-8")
+    remember_seconds(data, {run.notebook.name: records[run.notebook.name] for run in runs})
