@@ -510,3 +510,52 @@ def test_the_verdict_writer_writes_a_missing_scenario_value_as_null(tmp_path: Pa
 
     doc = json.loads(path.read_text(), parse_constant=refuse)
     assert {(s["tier"], s["weight"]) for s in doc["scenarios"]} == {(None, None)}
+
+
+def _trials_frame(rng: np.random.Generator, source: str, models: list[str]) -> pd.DataFrame:
+    from analysis.trials.schema import normalize_trials
+
+    rows = [
+        {
+            "scenario_id": f"s-{s:02d}",
+            "model": model,
+            "reasoning": reasoning,
+            "trial": trial,
+            "commit_permission": rng.choice(["allowed", "blocked", None]),
+            "status": "ok",
+            "source": source,
+        }
+        for s in rng.choice(12, size=6, replace=False)
+        for model in models
+        for reasoning in ("off", "high (provider default)")
+        for trial in (1, 2, 3)
+    ]
+    frame = pd.DataFrame(rows)
+    frame["status"] = np.where(frame["commit_permission"].isna(), "parse_failed", "ok")
+    return normalize_trials(frame, origin=source)
+
+
+def test_combining_trials_tables_equals_normalizing_their_rows_again() -> None:
+    from analysis.trials import schema
+
+    rng = np.random.default_rng(5)
+    for _ in range(10):
+        frames = [
+            _trials_frame(rng, "published", ["b-model", "a (x)"]),
+            _trials_frame(rng, "run", ["zz"]),
+            _trials_frame(rng, "reference-policy", ["always-hold", "Émile"]),
+        ]
+        assert all(schema._is_trials_table(frame) for frame in frames)
+        combined = schema.combine_trials(frames)
+        plain = pd.concat([f.astype(object) for f in frames], ignore_index=True)
+        again = schema.normalize_trials(plain, origin="trials", check_counts=False)
+        pd.testing.assert_frame_equal(combined, again, check_exact=True)
+    # a table that is not one as normalize_trials makes it goes through its rows again
+    condition = frames[1]["condition"]
+    renamed = frames[1].assign(
+        condition=condition.cat.rename_categories({condition.cat.categories[0]: "other"})
+    )
+    assert not schema._is_trials_table(renamed)
+    assert set(schema.combine_trials([frames[0], renamed])["condition"]) >= {"zz (off)"}
+    with pytest.raises(VerdictError, match="duplicate"):
+        schema.combine_trials([frames[1], frames[1]])

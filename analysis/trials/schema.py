@@ -361,8 +361,56 @@ def combine_trials(frames: Sequence[pd.DataFrame], origin: str = "trials") -> pd
         return empty_trials()
     if len(frames) == 1:
         return frames[0]
+    if all(_is_trials_table(f) for f in frames):
+        return _stacked(frames, origin)
     plain = pd.concat(
         [f.astype({c: object for c in TRIAL_COLUMNS if c != "trial"}) for f in frames],
         ignore_index=True,
     )
     return normalize_trials(plain, origin=origin, check_counts=False)
+
+
+#: The dtypes of a trials table's closed-set columns.
+_FIXED_DTYPES = {"commit_permission": GATE_DTYPE, "status": STATUS_DTYPE, "source": SOURCE_DTYPE}
+#: A trials table's columns whose categories are the values it holds, sorted.
+_OWN_CATEGORIES = ("scenario_id", "condition", "model", "reasoning")
+
+
+def _is_trials_table(frame: pd.DataFrame) -> bool:
+    """Whether ``frame`` is a table :func:`normalize_trials` returns: its columns and dtypes,
+    every label present, each condition named from its model and reasoning (what
+    normalizing it again would check or make)."""
+    if list(frame.columns) != list(TRIAL_COLUMNS) or frame["trial"].dtype != "int64":
+        return False
+    if any(frame[c].dtype != dtype for c, dtype in _FIXED_DTYPES.items()):
+        return False
+    for column in _OWN_CATEGORIES:
+        values = frame[column]
+        if not isinstance(values.dtype, pd.CategoricalDtype) or (values.cat.codes < 0).any():
+            return False
+        categories = values.cat.categories
+        if not categories.is_monotonic_increasing or categories.dtype != "str":
+            return False
+    if (frame["trial"] < 1).any():
+        return False
+    named = frame[["condition", "model", "reasoning"]].drop_duplicates()
+    return all(
+        condition == condition_label(model, reasoning)
+        for condition, model, reasoning in named.itertuples(index=False)
+    )
+
+
+def _stacked(frames: Sequence[pd.DataFrame], origin: str) -> pd.DataFrame:
+    """Trials tables stacked as :func:`combine_trials` would normalize them, without going
+    through their values again: each label column's categories merged and sorted."""
+    columns = {}
+    for column in TRIAL_COLUMNS:
+        parts = [f[column] for f in frames]
+        if column in _OWN_CATEGORIES:
+            merged = pd.api.types.union_categoricals(parts, sort_categories=True)
+            columns[column] = merged
+        else:
+            columns[column] = pd.concat(parts, ignore_index=True)
+    out = pd.DataFrame(columns)
+    _check_duplicates(out, origin)
+    return out.sort_values([*CELL_KEYS, "trial"], ignore_index=True)
