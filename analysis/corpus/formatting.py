@@ -15,6 +15,7 @@ Two kinds of text come out of this module:
 
 from __future__ import annotations
 
+import functools
 import re
 from collections.abc import Iterable
 from decimal import ROUND_HALF_UP, Decimal
@@ -87,6 +88,7 @@ def format_percent(value: Fraction | float | int) -> str:
 # --------------------------------------------------------------------------------------------
 
 
+@functools.lru_cache(maxsize=1 << 16)  # a release prints the same rates many times
 def js_fixed(value: float, digits: int) -> str:
     """``value.toFixed(digits)`` as JavaScript prints it (for |value| < 1e21).
 

@@ -273,7 +273,7 @@ def _once_each(entries: list[dict[str, Any]], frames: list[pd.DataFrame]) -> lis
     kept = []
     for entry, frame in zip(entries, frames, strict=True):
         where = ", ".join(str(p) for p in entry["paths"])
-        pairs = frame[["source", "condition"]].astype(str).drop_duplicates()
+        pairs = frame[["source", "condition"]].drop_duplicates().astype(str)
         again = []
         for key in pairs.itertuples(index=False, name=None):
             if key not in seen:
