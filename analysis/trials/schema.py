@@ -138,6 +138,9 @@ def _check_permissions(df: pd.DataFrame, origin: str) -> pd.Categorical:
         return perm.array
     values = perm.astype(object)
     null = values.isna().to_numpy()
+    known = pd.Categorical(values, dtype=GATE_DTYPE)
+    if not ((known.codes < 0) & ~null).any():  # every value a gate or missing
+        return known
     present = values[~null].astype(str)
     bad = ~present.isin(GATES).to_numpy()
     if bad.any():
