@@ -196,7 +196,8 @@ def simultaneous_rank_sets(
         if not len(columns):
             return _Maxima(active.copy(), np.zeros((n_boot, len(rows))), where)
         scale = np.where(mask[:, columns], safe[:, columns], np.inf)
-        of_rows, of_columns = deviation[redo][:, rows], deviation[redo][:, columns]
+        of_rows = deviation[np.ix_(redo, rows)]
+        of_columns = deviation[np.ix_(redo, columns)]
         step = max(1, _BLOCK // (len(rows) * len(columns)))
         buffer = np.empty((min(step, len(redo)), len(rows), len(columns)))
         for start in range(0, len(redo), step):
