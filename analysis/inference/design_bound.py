@@ -223,6 +223,8 @@ def design_effect_bound(
     """
     name = "label" if "label" in conditions.columns else "condition"
     rows = []
+    wilson: list[tuple[int, int, int]] = []  # (row, k, n): Wilson on trials
+    bands: list[tuple[int, float, float]] = []  # (row, k / n, n_effective): the band
     for row in conditions.to_dict("records"):
         cells, n, k = int(row["n_cells"]), int(row["n_trials"]), int(row["n_trials_correct"])
         decided = int(row["n_hold_opportunities"]) + int(row["n_proceed_opportunities"])
@@ -234,8 +236,7 @@ def design_effect_bound(
             "note": "",
         }
         if n:
-            w_low, w_high = proportion_confint(k, n, method="wilson")
-            base.update(wilson_low=float(w_low), wilson_high=float(w_high))
+            wilson.append((len(rows), k, n))
         counts = least_clustered_counts(
             cells,
             trials_per_cell,
@@ -253,17 +254,19 @@ def design_effect_bound(
             rows.append({**base, "note": "no bound: every trial alike or fewer than two cells"})
             continue
         effective = n / max(deff, 1.0)  # a design effect below 1 is not used to narrow
-        low, high = proportion_confint(k / n * effective, effective, method="wilson")
-        rows.append(
-            {
-                **base,
-                "design_effect_min": deff,
-                "icc_min": icc,
-                "n_effective": effective,
-                "ci_low": float(min(low, k / n)),
-                "ci_high": float(max(high, k / n)),
-            }
-        )
+        bands.append((len(rows), k / n, effective))
+        rows.append({**base, "design_effect_min": deff, "icc_min": icc, "n_effective": effective})
+    # Every interval in one call each: statsmodels gives elementwise what it gives one by one.
+    if wilson:
+        at, k, n = map(np.array, zip(*wilson, strict=True))
+        low, high = proportion_confint(k, n, method="wilson")
+        for index, lo, hi in zip(at, low, high, strict=True):
+            rows[index].update(wilson_low=float(lo), wilson_high=float(hi))
+    if bands:
+        at, share, effective = map(np.array, zip(*bands, strict=True))
+        low, high = proportion_confint(share * effective, effective, method="wilson")
+        for index, rate, lo, hi in zip(at, share, low, high, strict=True):
+            rows[index].update(ci_low=float(min(lo, rate)), ci_high=float(max(hi, rate)))
     columns = [
         "condition",
         "estimate",
