@@ -256,10 +256,15 @@ def remember_seconds(data: Path, records: dict[str, dict]) -> None:
         },
     }
     with contextlib.suppress(OSError):
-        handle, temporary = tempfile.mkstemp(dir=data, prefix=".part-", suffix=".json")
-        with os.fdopen(handle, "w") as out:
-            out.write(json.dumps(kept, indent=1, sort_keys=True) + "\n")
-        os.replace(temporary, data / SECONDS_RECORD)
+        handle, temporary = tempfile.mkstemp(dir=data, prefix=f"{SECONDS_RECORD}.", suffix=".part")
+        try:
+            with os.fdopen(handle, "w") as out:
+                out.write(json.dumps(kept, indent=1, sort_keys=True) + "\n")
+            os.replace(temporary, data / SECONDS_RECORD)
+        except BaseException:
+            with contextlib.suppress(OSError):
+                os.unlink(temporary)
+            raise
 
 
 def _kept_seconds(data: Path) -> dict[str, dict]:
