@@ -256,11 +256,20 @@ def models_without_a_pair(conditions: pd.DataFrame) -> str:
     >>> models_without_a_pair(rows)
     'Left out, without one floor and one high row: b (off); c (low, medium, high).'
     """
-    rows = conditions.assign(model=conditions["model"].astype(str))
+    settings: dict[str, tuple[list, list]] = {}  # model -> its reasonings and their levels
+    for model, reasoning, level in zip(
+        conditions["model"].astype(str),
+        conditions["reasoning"],
+        conditions["reasoning_level"].astype(str),
+        strict=True,
+    ):
+        reasonings, levels = settings.setdefault(model, ([], []))
+        reasonings.append(reasoning)
+        levels.append(level)
     left = [
-        f"{model} ({', '.join(map(str, group['reasoning']))})"
-        for model, group in rows.groupby("model", sort=True)
-        if not floor_and_high(group["reasoning_level"].astype(str))
+        f"{model} ({', '.join(map(str, settings[model][0]))})"
+        for model in sorted(settings)
+        if not floor_and_high(settings[model][1])
     ]
     if not left:
         return "Every model has one floor and one high row."
