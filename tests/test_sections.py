@@ -781,6 +781,28 @@ def test_rank_figure_of_one_condition_shows_rank_one_alone() -> None:
     plt.close(fig)
 
 
+def test_rank_figure_of_many_ranks_draws_the_leader_whole() -> None:
+    n = 300
+    ranks = pd.DataFrame(
+        {
+            "condition": [f"c{i}" for i in range(30)],
+            "rank": range(1, 31),
+            "rank_low": [1] * 30,
+            "rank_high": [n] * 30,
+        }
+    )
+    fig = rank_figure(ranks, "ranks")
+    ax = fig.axes[0]
+    fig.canvas.draw()
+    marker = ax.lines[0]
+    radius = marker.get_markersize() / 2 * fig.dpi / 72  # pixels
+    leader = ax.transData.transform((1, 0))[0]
+    assert leader + radius <= ax.bbox.x1  # rank 1 at the right, its marker inside
+    assert ax.get_xlim()[1] < 1 and ax.get_xlim()[0] > n
+    assert min(ax.get_xticks()) == 1  # no tick at rank 0
+    plt.close(fig)
+
+
 def test_reasoning_figure_without_any_pair_says_so() -> None:
     contrasts = reasoning_contrasts(pd.DataFrame(columns=["model", "reasoning_level"]))
     fig = reasoning_figure(contrasts)

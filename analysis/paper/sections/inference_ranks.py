@@ -140,9 +140,15 @@ def rank_figure(ranks: pd.DataFrame, title: str) -> plt.Figure:
     ax.set_yticks(list(order.index), order.condition, fontsize=7)
     ax.set(xlabel="rank (bootstrap)", title=f"{title}\n{note}".strip())
     ax.xaxis.set_major_locator(MaxNLocator(integer=True, min_n_ticks=1))  # whole ranks
-    # best at the right, half a rank beyond the extremes (one condition: rank 1 alone)
+    # best at the right, half a rank beyond the extremes (one condition: rank 1 alone), or
+    # 2% of the span where that is more, so that a marker at rank 1 is drawn whole
     widest = order.rank_high_joint if "rank_high_joint" in order else order.rank_high
-    ax.set_xlim(max(widest.max(), order.rank_high.max(), order["rank"].max()) + 0.5, 0.5)
+    last = max(widest.max(), order.rank_high.max(), order["rank"].max())
+    pad = max(0.5, 0.02 * (last - 1))
+    ax.set_xlim(last + pad, 1 - pad)
+    # there is no rank 0 or below: where the padding shows one, rank 1 is labelled instead
+    ticks = {max(t, 1.0) for t in ax.get_xticks() if 1 - pad <= t <= last + pad}
+    ax.set_xticks(sorted(ticks))
     tight_layout(fig)
     legend_below(ax, ncols=3)
     return fig
