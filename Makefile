@@ -96,7 +96,7 @@ export: data
 	$(PY) -m analysis.exploring.export
 
 clean:
-	rm -rf paper paper.previous paper.failed paper.staging data/processed data/.checked-inputs data/.notebook-seconds.json* docs/_build
+	rm -rf paper paper.previous paper.failed paper.staging data/processed data/.checked-inputs data/.*notebook-seconds.json* docs/_build
 
 # --- Gate runner ----------------------------------------------------------------------
 # `make run GATE=surface-flag` runs a gate into data/runs/local/<gate> (resumable), where the

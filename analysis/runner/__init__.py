@@ -6,7 +6,7 @@ endpoint gate), ``python_gate`` (a Python function as a gate, named ``MODULE:FUN
 ``cells`` (each cell scored as upstream's runner scores it), ``summary``
 (the run's summary and state files), ``identity`` (what identifies a run and its derived
 run id), ``shards`` (which scenarios a shard takes), ``records`` (a trial's and a cell's
-record), ``atomic_write`` (files written whole or not at all), ``runroot`` (the run root on
+record), ``runroot`` (the run root on
 disk: its top-level files, state and records), ``workers`` (the threads that call the gate
 and write trial files), ``gate_run`` (running a gate into a run root, resuming), ``tidy``
 (the compact CSV export), ``reference`` (the reference policies' table for the imported

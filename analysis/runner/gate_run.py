@@ -24,7 +24,7 @@ from analysis.corpus.inputs import (
     scenario_metadata,
 )
 from analysis.corpus.parsing import INFRASTRUCTURE_FAILED
-from analysis.runner.atomic_write import atomic_write_json
+from analysis.files.atomic_write import atomic_write_json
 from analysis.runner.gates import REFERENCE_POLICIES, Gate, GateOutcome, chat_messages
 from analysis.runner.identity import config_hash, derived_run_id, run_identity
 from analysis.runner.python_gate import GateFunction, GateSpecError, PythonGate

@@ -22,8 +22,8 @@ from analysis import paths
 from analysis.corpus.inputs import PinnedInputs, PinnedScenario, scenario_metadata
 from analysis.corpus.parsing import INFRASTRUCTURE_FAILED
 from analysis.corpus.vocabulary import GATE_BY_VERB
+from analysis.files.atomic_write import atomic_write_json, atomic_write_text
 from analysis.files.reading import InputFileError, read_json
-from analysis.runner.atomic_write import atomic_write_json, atomic_write_text
 from analysis.runner.identity import canonical_json
 from analysis.runner.shards import SHARD_RULE, shard_record
 from analysis.runner.summary import (

@@ -13,8 +13,8 @@ from collections.abc import Iterable, Iterator
 from pathlib import Path
 from typing import Any
 
+from analysis.files.atomic_write import atomic_write_text
 from analysis.files.reading import read_json
-from analysis.runner.atomic_write import atomic_write_text
 from analysis.runner.gates import REFERENCE_KIND
 from analysis.trials import TRIAL_COLUMNS, run_condition
 

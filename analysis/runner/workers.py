@@ -15,7 +15,7 @@ from typing import Any
 
 from analysis.corpus.inputs import PinnedScenario
 from analysis.corpus.parsing import INFRASTRUCTURE_FAILED
-from analysis.runner.atomic_write import atomic_write_json
+from analysis.files.atomic_write import atomic_write_json
 from analysis.runner.client import Cancelled
 from analysis.runner.gates import Gate, GateOutcome
 from analysis.runner.python_gate import GateReturnError

@@ -244,8 +244,8 @@ def remember_seconds(data: Path, records: dict[str, dict]) -> None:
     """Keep in ``data`` the seconds and sha256 of each notebook the stamp ``records`` list
     (merged with those kept before); a data folder that cannot be written to keeps none."""
     import json
-    import os
-    import tempfile
+
+    from analysis.files.atomic_write import atomic_write_text
 
     kept = {
         **_kept_seconds(data),
@@ -255,16 +255,10 @@ def remember_seconds(data: Path, records: dict[str, dict]) -> None:
             if isinstance(record, dict) and {"sha256", "seconds"} <= record.keys()
         },
     }
-    with contextlib.suppress(OSError):
-        handle, temporary = tempfile.mkstemp(dir=data, prefix=f"{SECONDS_RECORD}.", suffix=".part")
-        try:
-            with os.fdopen(handle, "w") as out:
-                out.write(json.dumps(kept, indent=1, sort_keys=True) + "\n")
-            os.replace(temporary, data / SECONDS_RECORD)
-        except BaseException:
-            with contextlib.suppress(OSError):
-                os.unlink(temporary)
-            raise
+    if data.is_dir():
+        with contextlib.suppress(OSError):
+            text = json.dumps(kept, indent=1, sort_keys=True) + "\n"
+            atomic_write_text(data / SECONDS_RECORD, text)
 
 
 def _kept_seconds(data: Path) -> dict[str, dict]:
