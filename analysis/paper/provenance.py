@@ -28,6 +28,7 @@ from analysis import paths
 from analysis.corpus.formatting import exact_fraction, rounded
 from analysis.files.reading import read_json
 from analysis.paper.latex import latex_escape
+from analysis.release.identity import file_sha256
 
 FRAGMENTS = "numbers"
 
@@ -118,7 +119,7 @@ def input_digest(path: Path) -> str:
     stat = path.stat()
     key = (str(path.resolve()), stat.st_ino, stat.st_size, stat.st_mtime_ns)
     if key not in _DIGESTS:
-        _DIGESTS[key] = hashlib.sha256(path.read_bytes()).hexdigest()
+        _DIGESTS[key] = file_sha256(path)
     return _DIGESTS[key]
 
 
