@@ -76,6 +76,8 @@ from analysis.paper.figures import save_figure, use_style
 use_style()  # the house style embeds TrueType font subsets in PDFs
 figure, axes = plt.subplots()
 save_figure(figure, Path(tempfile.mkdtemp()) / "a-figure")
+from analysis.files.digests import remembered_sha256
+remembered_sha256(Path(analysis.paths.__file__))
 """
 
 FIND_STATE = """\
@@ -94,6 +96,7 @@ state = {
     "environ": "STEERBENCH_LEAKED" in os.environ,
     "module": hasattr(analysis.paths, "LEAKED"),
     "font_subsets": font_subset.cache_info().currsize,
+    "digests": len(sys.modules["analysis.files.digests"]._REMEMBERED),
 }
 """
 
@@ -115,6 +118,7 @@ def test_notebooks_share_a_kernel_but_not_its_state(tmp_path):
     assert b["width"] == 80 and b["linewidth"] != 7.5 and b["errors"] == "warn"
     assert not (b["leaked"] or b["error_filter"] or b["environ"] or b["module"])
     assert b["font_subsets"] > 0  # a cache of pure results is kept (kernel_state.KEPT)
+    assert b["digests"] > 0  # and so are the digests of unchanged files
     executed = nbformat.read(paper / "notebooks" / "01-finds.ipynb", as_version=4)
     counts = [cell.execution_count for cell in executed.cells if cell.cell_type == "code"]
     assert counts == list(range(1, len(counts) + 1))

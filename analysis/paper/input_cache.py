@@ -29,7 +29,8 @@ import tempfile
 from pathlib import Path
 
 from analysis import paths
-from analysis.release.identity import file_sha256, tree_digest
+from analysis.files.digests import file_sha256
+from analysis.release.identity import tree_digest
 
 #: The folder under the data folder that holds the kept checked inputs.
 CACHE_FOLDER = ".checked-inputs"

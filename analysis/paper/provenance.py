@@ -26,9 +26,9 @@ import pandas as pd
 
 from analysis import paths
 from analysis.corpus.formatting import exact_fraction, rounded
+from analysis.files.digests import remembered_sha256
 from analysis.files.reading import read_json
 from analysis.paper.latex import latex_escape
-from analysis.release.identity import file_sha256
 
 FRAGMENTS = "numbers"
 
@@ -101,12 +101,6 @@ def check_name(name: str) -> str:
     return name
 
 
-#: File digests computed in this process, by path, inode, size and modification time (a
-#: rewritten file changes them): every notebook of a build names the same inputs, and a
-#: release's verdict file is 120 MB at 1,000 conditions.
-_DIGESTS: dict[tuple[str, int, int, int], str] = {}
-
-
 def input_digest(path: Path) -> str:
     """sha256 of a file, or of a folder's sorted ``<sha256>  <name>`` listing."""
     if path.is_dir():
@@ -116,11 +110,7 @@ def input_digest(path: Path) -> str:
             if p.is_file()
         )
         return hashlib.sha256(lines.encode()).hexdigest()
-    stat = path.stat()
-    key = (str(path.resolve()), stat.st_ino, stat.st_size, stat.st_mtime_ns)
-    if key not in _DIGESTS:
-        _DIGESTS[key] = file_sha256(path)
-    return _DIGESTS[key]
+    return remembered_sha256(path)
 
 
 def _display(path: Path) -> str:

@@ -18,6 +18,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from analysis import paths
+from analysis.files.digests import file_sha256
 from analysis.files.lock import ProjectLock
 from analysis.files.reading import read_json
 
@@ -28,12 +29,6 @@ LOCK_NAME = ".build.lock"
 
 class ReleaseError(RuntimeError):
     """The release folder is missing, unreadable or inconsistent with its own pins."""
-
-
-def file_sha256(path: Path) -> str:
-    """The hex sha256 of a file's bytes."""
-    with path.open("rb") as handle:
-        return hashlib.file_digest(handle, "sha256").hexdigest()
 
 
 @dataclass(frozen=True)

@@ -35,6 +35,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from analysis import paths
+from analysis.files.digests import file_sha256
 from analysis.files.lock import LockedError
 from analysis.files.parts import PER_TRIAL_FILE
 from analysis.files.reading import read_json, read_text
@@ -50,7 +51,6 @@ from analysis.release.identity import (
     INTERRUPTED_IMPORT,
     ReleaseError,
     ReleaseLayout,
-    file_sha256,
     import_is_current,
     locate_release,
     release_identity,

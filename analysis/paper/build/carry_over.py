@@ -7,9 +7,9 @@ import json
 import shutil
 from pathlib import Path
 
+from analysis.files.digests import file_sha256
 from analysis.files.typed import within
 from analysis.paper.make import PAPER_STAMP
-from analysis.release.identity import file_sha256
 
 STAMP = PAPER_STAMP
 

@@ -7,7 +7,8 @@ numpy's options, the random states, warnings filters, environment, working direc
 ``sys.path``, and forgets every ``analysis`` module, so that the next notebook imports the
 package afresh (module-level state included) while pandas, matplotlib, statsmodels and the
 rest stay imported. The modules in :data:`KEPT` stay too: their only state is a cache of
-results that depend on their arguments alone (the figures' embedded font subsets). The
+results that depend on their arguments alone (the figures' embedded font subsets, the
+digests of input files by their path, inode, size and modification time). The
 package's compiled code is kept as well (:func:`keep_compiled_code`): each notebook runs
 its modules afresh without compiling them again.
 
@@ -33,7 +34,7 @@ ALIAS = "steerbench_kernel_state"
 #: The package whose modules every notebook imports afresh.
 PACKAGE = "analysis"
 #: The package's modules kept across notebooks, whose only state is a cache of pure results.
-KEPT = ("analysis.paper.pdf_fonts",)
+KEPT = ("analysis.paper.pdf_fonts", "analysis.files.digests")
 
 _saved: dict = {}
 #: The package's code objects by source file, modification time and size.

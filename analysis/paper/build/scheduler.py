@@ -278,8 +278,8 @@ def longest_first(notebooks: list[Path], paper_dir: Path, data: Path | None = No
     Notebooks never timed go first, those reading more first (per-trial verdicts, then the
     published conditions; see ``analysis.paper.sections.READS``), later sections before
     earlier ones."""
+    from analysis.files.digests import file_sha256
     from analysis.paper.sections.reads import READS
-    from analysis.release.identity import file_sha256
 
     recorded = last_stamp(paper_dir).get("notebooks")
     recorded = recorded if isinstance(recorded, dict) else {}

@@ -9,6 +9,7 @@ import shutil
 from pathlib import Path
 
 from analysis import paths
+from analysis.files.digests import file_sha256
 from analysis.paper.build.carry_over import STAMP, carry_over, reusable_notebooks
 from analysis.paper.build.checked_inputs import CHECKED_INPUTS
 from analysis.paper.build.errors import BuildError
@@ -21,7 +22,6 @@ from analysis.paper.build.scheduler import (
     remember_seconds,
 )
 from analysis.paper.make import build_digest, recover_paper, shared_digest
-from analysis.release.identity import file_sha256
 
 
 def check_writable(paper_dir: Path) -> None:
