@@ -87,6 +87,30 @@ def test_split_condition_label() -> None:
         split_condition_label("no-reasoning")
 
 
+def test_labels_become_categoricals_as_astype_str_makes_them() -> None:
+    from analysis.trials.schema import _conditions, _text_categorical
+
+    cases = [
+        ["b", "a", "b", "c\x1fd", "a"],
+        ["1", 1, 1.0, True, "True", None, float("nan")],  # equal values that print apart
+        [],
+    ]
+    for values in cases:
+        series = pd.Series(values, dtype=object)
+        made, expected = _text_categorical(series), pd.Categorical(series.astype(str))
+        assert made.categories.equals(expected.categories), values
+        assert made.categories.dtype == expected.categories.dtype
+        np.testing.assert_array_equal(made.codes, expected.codes)
+    model = _text_categorical(pd.Series(["m", "x (y)", "m", "m"], dtype=object))
+    reasoning = _text_categorical(pd.Series(["off", "on", "high", "off"], dtype=object))
+    assert list(_conditions(model, reasoning)) == [
+        "m (off)",
+        "x (y) (on)",
+        "m (high)",
+        "m (off)",
+    ]
+
+
 # --- the release verdict file ---------------------------------------------------------------
 
 

@@ -110,6 +110,9 @@ def _where(df: pd.DataFrame, position: int) -> str:
 def _check_statuses(status: pd.Series, df: pd.DataFrame, origin: str) -> pd.Categorical:
     """The statuses as a categorical of ``STATUSES``; any other value is refused, naming the
     first row that has it (a status the scoring does not know cannot be scored)."""
+    text = _text_categorical(status)
+    if set(text.categories) <= set(STATUSES) and not (text.codes < 0).any():
+        return pd.Categorical(text, dtype=STATUS_DTYPE)
     values = status.astype(str)
     unknown = ~values.isin(STATUSES).to_numpy()
     if unknown.any():
@@ -138,9 +141,9 @@ def _check_permissions(df: pd.DataFrame, origin: str) -> pd.Categorical:
         return perm.array
     values = perm.astype(object)
     null = values.isna().to_numpy()
-    known = pd.Categorical(values, dtype=GATE_DTYPE)
-    if not ((known.codes < 0) & ~null).any():  # every value a gate or missing
-        return known
+    found = pd.Categorical(values)
+    if set(found.categories) <= set(GATES):  # every value a gate or missing
+        return pd.Categorical(found, dtype=GATE_DTYPE)
     present = values[~null].astype(str)
     bad = ~present.isin(GATES).to_numpy()
     if bad.any():
@@ -165,13 +168,16 @@ def _check_trial_numbers(df: pd.DataFrame, origin: str) -> np.ndarray:
     return as_float.astype("int64")
 
 
-def _conditions(model: pd.Series, reasoning: pd.Series) -> pd.Series:
-    key = model + "\x1f" + reasoning
-    labels = {}
-    for k in key.unique():
-        m, r = k.split("\x1f", 1)
-        labels[k] = condition_label(m, r)
-    return key.map(labels)
+def _conditions(model: pd.Categorical, reasoning: pd.Categorical) -> pd.Categorical:
+    """Each row's condition label, made once for each (model, reasoning) pair present."""
+    pair = model.codes.astype("int64") * len(reasoning.categories) + reasoning.codes
+    present, row_pair = np.unique(pair, return_inverse=True)
+    models, settings = np.divmod(present, len(reasoning.categories))
+    labels = [
+        condition_label(model.categories[m], reasoning.categories[r])
+        for m, r in zip(models, settings, strict=True)
+    ]
+    return _text_categorical(pd.Series(labels, dtype=object))[row_pair]
 
 
 def _check_duplicates(df: pd.DataFrame, origin: str) -> None:
@@ -236,7 +242,7 @@ def _check_scenarios(df: pd.DataFrame, scenarios: pd.DataFrame | None, origin: s
     if scenarios is None:
         return
     known = set(scenarios["scenario_id"].astype(str))
-    unknown = sorted(set(df["scenario_id"].astype(str).unique()) - known)
+    unknown = sorted(set(pd.Series(df["scenario_id"].unique()).astype(str)) - known)
     if unknown:
         raise UnknownScenarioError(origin, unknown)
 
@@ -275,8 +281,16 @@ def _with_filter_flag(df: pd.DataFrame, status: pd.Series, origin: str) -> pd.Se
     return status.where(~flag, PROVIDER_FILTERED)
 
 
-def _categorical(values: pd.Series) -> pd.Categorical:
-    return pd.Categorical(values.astype(str))
+def _text_categorical(values: pd.Series) -> pd.Categorical:
+    """``pd.Categorical(values.astype(str))``, each distinct value converted once (half a
+    million trials hold a few hundred labels). Values other than text go the long way: a
+    number and a text can be equal (``1 == 1.0``) and still print differently."""
+    array = values.to_numpy(dtype=object)
+    if set(map(type, array)) != {str}:
+        return pd.Categorical(values.astype(str))
+    codes, distinct = pd.factorize(array)
+    text = pd.Categorical(pd.Index(distinct, dtype=object).astype(str))
+    return pd.Categorical.from_codes(text.codes[codes], dtype=text.dtype)
 
 
 def normalize_trials(
@@ -327,16 +341,15 @@ def normalize_trials(
     trial = _check_trial_numbers(df, origin)
     df["trial"] = trial
     permission = _check_permissions(df, origin)
-    model = df["model"].astype(str)
-    reasoning = df["reasoning"].astype(str)
-    status = status.astype(str)
+    model = _text_categorical(df["model"])
+    reasoning = _text_categorical(df["reasoning"])
 
     out = pd.DataFrame(
         {
-            "scenario_id": _categorical(df["scenario_id"]),
-            "condition": pd.Categorical(_conditions(model, reasoning)),
-            "model": pd.Categorical(model),
-            "reasoning": pd.Categorical(reasoning),
+            "scenario_id": _text_categorical(df["scenario_id"]),
+            "condition": _conditions(model, reasoning),
+            "model": model,
+            "reasoning": reasoning,
             "trial": trial,
             "commit_permission": permission,
             "status": _check_statuses(status, df, origin),
