@@ -142,6 +142,49 @@ def test_scenarios_detail_round_trip(tmp_path: Path) -> None:
     pd.testing.assert_frame_equal(_plain(rescored), _plain(original))
 
 
+@pytest.mark.parametrize(
+    ("field", "value", "expected"),
+    [
+        ("trial", "1", "expected an integer >= 1, found a string '1'"),
+        ("trial", 1.0, "expected an integer >= 1, found a number 1.0"),
+        ("trial", True, "expected an integer >= 1, found a boolean True"),
+        ("trial", 0, "expected an integer >= 1, found an integer 0"),
+        ("trial", None, "expected an integer >= 1, found null"),
+        ("commit_permission", 5, "expected a string or null, found an integer 5"),
+        ("status", ["ok"], "expected a string or null, found a list of 1"),
+        (None, ["a trial"], "expected an object, found a list of 1"),
+    ],
+)
+def test_a_wrong_trial_in_the_verdict_file_is_refused_by_its_path(
+    tmp_path: Path, field: str | None, value: object, expected: str
+) -> None:
+    path = write_scenarios_detail(trials_frame(), scenarios_frame(), tmp_path / "d.json")
+    doc = json.loads(path.read_text())
+    trials = doc["scenarios"][1]["model_verdicts"][1]["trials"]
+    if field is None:
+        trials[2] = value
+    else:
+        trials[2][field] = value
+    path.write_text(json.dumps(doc))
+    at = "$.scenarios[1].model_verdicts[1].trials[2]" + (f".{field}" if field else "")
+    with pytest.raises(VerdictError) as refused:
+        load_scenarios_detail(path)
+    assert str(refused.value) == f"{path}: {at}: {expected}"
+
+
+def test_trials_without_numbers_pass_the_schema_and_are_refused_as_rows(tmp_path: Path) -> None:
+    path = write_scenarios_detail(trials_frame(), scenarios_frame(), tmp_path / "d.json")
+    doc = json.loads(path.read_text())
+    for scenario in doc["scenarios"]:
+        for verdict in scenario["model_verdicts"]:
+            verdict.pop("n_trials")
+            for trial in verdict["trials"]:
+                trial.pop("trial")  # absent, not null: the schema lets it be
+    path.write_text(json.dumps(doc))
+    with pytest.raises(VerdictError, match="trial numbers must be integers >= 1; found None"):
+        load_scenarios_detail(path)
+
+
 def test_two_on_settings_of_one_model_cannot_share_a_verdict_file(tmp_path: Path) -> None:
     cells = {("s-go-1", ("tau", "on (budget 2048)")): [A] * 5}
     cells[("s-go-1", ("tau", "on (budget 8192)"))] = [B] * 5

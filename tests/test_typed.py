@@ -200,3 +200,23 @@ def test_names_used_as_paths_stay_inside_their_folder(tmp_path):
         inside(root, "../x", "plan", "variant", error=InputFileError)
     with pytest.raises(InputFileError, match=r"plan: variant 'link' leads outside"):
         inside(root, "link", "plan", "variant", error=InputFileError)
+
+
+def test_all_fit_says_what_checking_each_value_says() -> None:
+    from analysis.files.typed import Any_, Int, Mismatch, Nullable, Str
+
+    def each_fits(shape, values) -> bool:
+        try:
+            for value in values:
+                shape.check(value)
+        except Mismatch:
+            return False
+        return True
+
+    shapes = [Int(), Int(minimum=1), Nullable(Int(minimum=1)), Str(), Str(nonempty=True)]
+    shapes += [Nullable(Str()), Any_()]
+    columns = [[], [1, 2], [0, 3], [1, True], [1, 1.0], [1, None], ["a", ""], ["a", None]]
+    columns += [["a", 1], [None], [[1]], [{"a": 1}], [2**70, 5]]
+    for shape in shapes:
+        for column in columns:
+            assert shape.all_fit(column) == each_fits(shape, column), (shape, column)

@@ -9,7 +9,7 @@ variants. Lists of records that name one thing each refuse a repeat (``unique``)
 
 from __future__ import annotations
 
-from analysis.files.typed import Any_, Int, List, Map, Name, Nullable, Obj, Str
+from analysis.files.typed import Any_, Int, List, Map, Name, Nullable, Obj, Shape, Str
 
 #: ``results/<version>/release-manifest.json``: what the import and the scoring read.
 RELEASE_MANIFEST = Obj(
@@ -179,43 +179,27 @@ TRIAL = Obj(
     }
 )
 
-#: ``results/<version>/scenarios-detail.json``: the published per-trial verdicts.
-SCENARIOS_DETAIL = Obj(
-    required={
-        "scenarios": List(
-            Obj(
-                required={"id": Name()},
-                optional={
-                    "model_verdicts": Nullable(
-                        List(
-                            Obj(
-                                required={"model": Str(nonempty=True)},
-                                # the cell record's own fields (n_trials, correct,
-                                # split, ...) are compared in value and kind with what
-                                # its trials give (analysis.scoring.crosscheck)
-                                optional={
-                                    "split": Nullable(Map(Any_())),
-                                    "trials": Nullable(
-                                        List(
-                                            Obj(
-                                                optional={
-                                                    "trial": Int(minimum=1),
-                                                    "commit_permission": Nullable(Str()),
-                                                    "status": Nullable(Str()),
-                                                }
-                                            )
-                                        )
-                                    ),
-                                },
-                            )
-                        )
-                    )
-                },
-            ),
-            unique="id",
-        )
-    }
-)
+
+def _scenarios_detail(trial: Shape) -> Obj:
+    """The per-scenario verdict file's schema, each trial a ``trial``."""
+    cell = Obj(
+        required={"model": Str(nonempty=True)},
+        # the cell record's own fields (n_trials, correct, split, ...) are compared in value
+        # and kind with what its trials give (analysis.scoring.crosscheck)
+        optional={"split": Nullable(Map(Any_())), "trials": Nullable(List(trial))},
+    )
+    scenario = Obj(required={"id": Name()}, optional={"model_verdicts": Nullable(List(cell))})
+    return Obj(required={"scenarios": List(scenario, unique="id")})
+
+
+#: ``results/<version>/scenarios-detail.json``: the published per-trial verdicts, each trial
+#: shaped as a run root's (:data:`TRIAL`).
+SCENARIOS_DETAIL = _scenarios_detail(TRIAL)
+#: The same file down to its cells, with each cell's trials a list of anything: what the
+#: cell records' reader needs. The trials loader checks the trials a field at a time, on the
+#: columns it reads (:func:`analysis.trials.detail.load_scenarios_detail`), which spares a
+#: pass over half a million trials at 1,000 conditions.
+SCENARIOS_DETAIL_CELLS = _scenarios_detail(Any_())
 
 __all__ = [
     "CELL",
@@ -226,6 +210,7 @@ __all__ = [
     "RUN_PLAN",
     "SCENARIO",
     "SCENARIOS_DETAIL",
+    "SCENARIOS_DETAIL_CELLS",
     "SCENARIO_PATTERNS",
     "SCORING_MANIFEST",
     "TRIAL",

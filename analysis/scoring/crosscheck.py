@@ -25,7 +25,7 @@ from analysis import paths
 from analysis.corpus.formatting import count_text, percent_text, weighted_miss_text
 from analysis.corpus.vocabulary import condition_label, verdict_file_labels
 from analysis.files.reading import collector_paused, json_read_once
-from analysis.files.schemas import SCENARIOS_DETAIL
+from analysis.files.schemas import SCENARIOS_DETAIL_CELLS
 from analysis.files.typed import read_typed
 from analysis.scoring.breakdowns import POOL_OF, pool_cells, pool_summary
 from analysis.scoring.leaderboard import (
@@ -240,7 +240,7 @@ def check_cell_records(path: str | Path, cells: pd.DataFrame) -> list[str]:
     <condition> / <scenario>: <field>: stated X, its trials give Y``. Compared a field at a
     time: at 224 conditions the file holds some 24,000 records."""
     path = Path(path)
-    doc = read_typed(path, SCENARIOS_DETAIL)
+    doc = read_typed(path, SCENARIOS_DETAIL_CELLS)
     mine = cells.loc[cells["source"].astype(str) == PUBLISHED].copy()
     mine["record_correct"] = record_correct(mine)
     keys = zip(mine["scenario_id"].astype(str), mine["condition"].astype(str), strict=True)

@@ -14,8 +14,9 @@ from typing import Any
 import pandas as pd
 
 from analysis.corpus.vocabulary import GATE_DTYPE, condition_label
-from analysis.files.schemas import SCENARIOS_DETAIL
-from analysis.files.typed import read_typed, shown
+from analysis.files.reading import check_once
+from analysis.files.schemas import SCENARIOS_DETAIL, SCENARIOS_DETAIL_CELLS, TRIAL
+from analysis.files.typed import check, read_typed, shown
 from analysis.trials.schema import VerdictError, normalize_trials, split_condition_label
 
 DETAIL_FILENAME = "scenarios-detail.json"
@@ -34,11 +35,41 @@ def load_scenarios_detail(
     source: str = "published",
     scenarios: pd.DataFrame | None = None,
 ) -> pd.DataFrame:
-    """The trials of a release-format ``scenarios-detail.json`` as a trials table."""
+    """The trials of a release-format ``scenarios-detail.json`` as a trials table.
+
+    The file is held to its whole schema (:data:`~analysis.files.schemas.SCENARIOS_DETAIL`):
+    down to its cells as read, its trials on the columns read from them, and, when a column
+    does not fit or the rows cannot be read, the whole document again, which names the first
+    value that is wrong, before anything else is said about the file."""
     path = Path(path)
-    doc = read_typed(path, SCENARIOS_DETAIL, error=VerdictError)
+    doc = read_typed(path, SCENARIOS_DETAIL_CELLS, error=VerdictError)
+
+    def check_whole() -> None:
+        check_once(
+            doc, SCENARIOS_DETAIL, lambda: check(doc, SCENARIOS_DETAIL, path, error=VerdictError)
+        )
+
+    try:
+        rows = _trial_rows(doc, path)
+    except (VerdictError, AttributeError, TypeError):
+        check_whole()  # a value of the wrong type is what is wrong, if there is one
+        raise
+    if not all(TRIAL.optional[field].all_fit(rows[field]) for field in _TRIAL_FIELDS):
+        check_whole()  # a trial that is not as its schema says is refused by name
+    return normalize_trials(
+        pd.DataFrame(rows, dtype=object), origin=str(path), source=source, scenarios=scenarios
+    )
+
+
+#: The fields of each trial a trials table holds (:data:`~analysis.files.schemas.TRIAL`).
+_TRIAL_FIELDS = ("trial", "commit_permission", "status")
+
+
+def _trial_rows(doc: Any, path: Path) -> dict[str, list[Any]]:
+    """One list per column, one item per trial: the cell's labels and each trial's fields
+    (None where a trial leaves one out)."""
     rows: dict[str, list[Any]] = {c: [] for c in ("scenario_id", "model", "reasoning")}
-    rows |= {"trial": [], "commit_permission": [], "status": []}
+    rows |= {field: [] for field in _TRIAL_FIELDS}
     for s_index, scenario in enumerate(detail_scenarios(doc, path)):
         sid = scenario.get("id")
         if not isinstance(sid, str):
@@ -62,10 +93,10 @@ def load_scenarios_detail(
                 )
             seen.add(str(label))
             trials = verdict.get("trials") or []
+            numbers = [t.get("trial") for t in trials]
             n_expected = verdict.get("n_trials")
             if isinstance(n_expected, int) and not isinstance(n_expected, bool):
-                have = {t.get("trial") for t in trials}
-                missing = sorted(set(range(1, int(n_expected) + 1)) - have)
+                missing = sorted(set(range(1, int(n_expected) + 1)) - set(numbers))
                 if missing:
                     raise VerdictError(
                         f"{path}: cell {sid} / {label} (n_trials {n_expected}) "
@@ -75,11 +106,10 @@ def load_scenarios_detail(
             rows["scenario_id"] += [sid] * n
             rows["model"] += [model] * n
             rows["reasoning"] += [reasoning] * n
-            for field in ("trial", "commit_permission", "status"):
+            rows["trial"] += numbers
+            for field in _TRIAL_FIELDS[1:]:
                 rows[field] += [t.get(field) for t in trials]
-    return normalize_trials(
-        pd.DataFrame(rows, dtype=object), origin=str(path), source=source, scenarios=scenarios
-    )
+    return rows
 
 
 def load_scenarios_detail_cells(path: str | os.PathLike[str]) -> pd.DataFrame:
@@ -89,7 +119,7 @@ def load_scenarios_detail_cells(path: str | os.PathLike[str]) -> pd.DataFrame:
     modal_scored, directionally_scored)."""
     path = Path(path)
     records = []
-    document = read_typed(path, SCENARIOS_DETAIL, error=VerdictError)
+    document = read_typed(path, SCENARIOS_DETAIL_CELLS, error=VerdictError)
     for scenario in detail_scenarios(document, path):
         for v in scenario.get("model_verdicts") or []:
             model, reasoning = split_condition_label(str(v.get("model")))
