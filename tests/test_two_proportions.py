@@ -117,3 +117,15 @@ def test_every_built_table_with_a_p_value_beside_an_interval_agrees_row_by_row(b
         assert disagree.empty, f"{path.name}: {disagree.to_dict('records')}"
         checked.append(path.name)
     assert "inference-reasoning-unpaired.csv" in checked
+
+
+def test_score_test_is_score_differences_p() -> None:
+    from analysis.inference.two_proportions import score_difference, score_test
+
+    rng = np.random.default_rng(7)
+    n1, n0 = rng.integers(1, 60, 300), rng.integers(1, 60, 300)
+    k1, k0 = rng.integers(0, n1 + 1), rng.integers(0, n0 + 1)
+    np.testing.assert_array_equal(score_test(k1, n1, k0, n0), score_difference(k1, n1, k0, n0)[0])
+    assert isinstance(score_test(3, 5, 1, 5), float)
+    with pytest.raises(ValueError, match="between 0 and their n"):
+        score_test(6, 5, 1, 5)

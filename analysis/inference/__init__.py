@@ -67,7 +67,7 @@ from analysis.inference.ranks import (
     simultaneous_rank_sets,
 )
 from analysis.inference.simulate import simulate_release
-from analysis.inference.two_proportions import score_difference
+from analysis.inference.two_proportions import score_difference, score_test
 from analysis.inference.unpaired import unpaired_reasoning
 
 __all__ = [
@@ -101,6 +101,7 @@ __all__ = [
     "release_design",
     "scenarios_needed",
     "score_difference",
+    "score_test",
     "simulate_release",
     "simulated_power",
     "simultaneous_rank_sets",

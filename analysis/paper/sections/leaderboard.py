@@ -322,7 +322,7 @@ def separation_tests(bounds: pd.DataFrame) -> pd.DataFrame:
     told apart under any clustering the counts allow; a separated pair may not stay so."""
     from statsmodels.stats.multitest import multipletests
 
-    from analysis.inference.two_proportions import score_difference
+    from analysis.inference.two_proportions import score_test
 
     rows = bounds.dropna(subset=["n_effective"]).sort_values("rank").reset_index(drop=True)
     columns = ["family", "first", "second", "rank_first", "rank_second", "p", "p_holm"]
@@ -335,7 +335,7 @@ def separation_tests(bounds: pd.DataFrame) -> pd.DataFrame:
         ("adjacent", [(i, i + 1) for i in range(len(rows) - 1)]),
     ):
         a, b = (list(x) for x in zip(*pairs, strict=True))
-        p = score_difference(k[a], n[a], k[b], n[b])[0]
+        p = score_test(k[a], n[a], k[b], n[b])
         holm = multipletests(p, method="holm")[1]
         tests += [
             dict(zip(columns, row, strict=True))
