@@ -234,6 +234,11 @@ def _same(stated: Any, computed: Any) -> bool:
     return not isinstance(stated, bool) and isinstance(stated, int) and stated == int(computed)
 
 
+def _texts(column: pd.Series) -> list[str]:
+    """A column's values as Python strings (converted in one step, not one at a time)."""
+    return column.astype(str).to_numpy(dtype=object).tolist()
+
+
 def check_cell_records(path: str | Path, cells: pd.DataFrame) -> list[str]:
     """Each cell record of the verdict file at ``path`` against the ``published`` cells scored
     from its trials; one line per differing field, in the file's order: ``<file>:
@@ -243,7 +248,7 @@ def check_cell_records(path: str | Path, cells: pd.DataFrame) -> list[str]:
     doc = read_typed(path, SCENARIOS_DETAIL_CELLS)
     mine = cells.loc[cells["source"].astype(str) == PUBLISHED].copy()
     mine["record_correct"] = record_correct(mine)
-    keys = zip(mine["scenario_id"].astype(str), mine["condition"].astype(str), strict=True)
+    keys = zip(*(_texts(mine[column]) for column in ("scenario_id", "condition")), strict=True)
     row_of = {key: row for row, key in enumerate(keys)}
     records, rows, cell_names = [], [], []
     for scenario in doc.get("scenarios") or []:
@@ -259,6 +264,10 @@ def check_cell_records(path: str | Path, cells: pd.DataFrame) -> list[str]:
     for order, (field, column, stated) in enumerate(_stated_columns(records)):
         values = mine[column].astype(object)
         computed = values.where(values.notna(), None).tolist()  # a missing value is null
+        aligned = list(map(computed.__getitem__, rows))
+        kinds = list(map(type, stated))
+        if stated == aligned and kinds == list(map(type, aligned)) and set(kinds) <= _KINDS:
+            continue  # every record states this field, each the same value of the same kind
         for index, (said, row) in enumerate(zip(stated, rows, strict=True)):
             value, kind = computed[row], type(said)
             if said is _ABSENT or (kind is type(value) and kind in _KINDS and said == value):
