@@ -88,21 +88,24 @@ def test_split_condition_label() -> None:
 
 
 def test_labels_become_categoricals_as_astype_str_makes_them() -> None:
-    from analysis.trials.schema import _conditions, _text_categorical
+    from analysis.trials.schema import _conditions, text_categorical
 
     cases = [
         ["b", "a", "b", "c\x1fd", "a"],
         ["1", 1, 1.0, True, "True", None, float("nan")],  # equal values that print apart
         [],
     ]
-    for values in cases:
-        series = pd.Series(values, dtype=object)
-        made, expected = _text_categorical(series), pd.Categorical(series.astype(str))
+    series_cases = [pd.Series(values, dtype=object) for values in cases]
+    texts = pd.Categorical(["b", "a", "b"], categories=["a", "b", "z"])  # z unused
+    series_cases += [pd.Series(texts), pd.Series(texts.reorder_categories(["z", "b", "a"]))]
+    for series in series_cases:
+        values = list(series)
+        made, expected = text_categorical(series), pd.Categorical(series.astype(str))
         assert made.categories.equals(expected.categories), values
         assert made.categories.dtype == expected.categories.dtype
         np.testing.assert_array_equal(made.codes, expected.codes)
-    model = _text_categorical(pd.Series(["m", "x (y)", "m", "m"], dtype=object))
-    reasoning = _text_categorical(pd.Series(["off", "on", "high", "off"], dtype=object))
+    model = text_categorical(pd.Series(["m", "x (y)", "m", "m"], dtype=object))
+    reasoning = text_categorical(pd.Series(["off", "on", "high", "off"], dtype=object))
     assert list(_conditions(model, reasoning)) == [
         "m (off)",
         "x (y) (on)",

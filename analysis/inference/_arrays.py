@@ -10,7 +10,7 @@ import numpy as np
 import pandas as pd
 
 from analysis.scoring.rules import direction_flags
-from analysis.trials.schema import split_condition_label
+from analysis.trials.schema import split_condition_label, text_categorical
 
 #: What every clustered interval is about, unless its row says otherwise.
 ESTIMAND = (
@@ -45,21 +45,10 @@ class CellArrays:
     over: np.ndarray  # proceed cells with modal blocked
 
 
-def _labels(values: pd.Series) -> pd.Categorical:
-    """``values`` as a categorical of their distinct texts, sorted: a categorical column
-    whose categories are texts in order already keeps its codes (without turning every
-    row into a string first)."""
-    if isinstance(values.dtype, pd.CategoricalDtype):
-        categories = values.cat.categories
-        if categories.dtype == "str" and categories.is_monotonic_increasing:
-            return values.cat.remove_unused_categories().array
-    return pd.Categorical(values.astype(str))
-
-
 def cell_arrays(cells: pd.DataFrame) -> CellArrays:
     """The modal-scored cells of ``cells`` (one source) as :class:`CellArrays`."""
     keep = cells.loc[cells["modal_scored"].to_numpy(dtype=bool)]
-    condition, scenario = _labels(keep["condition"]), _labels(keep["scenario_id"])
+    condition, scenario = text_categorical(keep["condition"]), text_categorical(keep["scenario_id"])
     shape = (len(condition.categories), len(scenario.categories))
     rows, cols = condition.codes, scenario.codes
 

@@ -110,7 +110,7 @@ def _where(df: pd.DataFrame, position: int) -> str:
 def _check_statuses(status: pd.Series, df: pd.DataFrame, origin: str) -> pd.Categorical:
     """The statuses as a categorical of ``STATUSES``; any other value is refused, naming the
     first row that has it (a status the scoring does not know cannot be scored)."""
-    text = _text_categorical(status)
+    text = text_categorical(status)
     if set(text.categories) <= set(STATUSES) and not (text.codes < 0).any():
         return pd.Categorical(text, dtype=STATUS_DTYPE)
     values = status.astype(str)
@@ -177,7 +177,7 @@ def _conditions(model: pd.Categorical, reasoning: pd.Categorical) -> pd.Categori
         condition_label(model.categories[m], reasoning.categories[r])
         for m, r in zip(models, settings, strict=True)
     ]
-    return _text_categorical(pd.Series(labels, dtype=object))[row_pair]
+    return text_categorical(pd.Series(labels, dtype=object))[row_pair]
 
 
 def _check_duplicates(df: pd.DataFrame, origin: str) -> None:
@@ -281,10 +281,16 @@ def _with_filter_flag(df: pd.DataFrame, status: pd.Series, origin: str) -> pd.Se
     return status.where(~flag, PROVIDER_FILTERED)
 
 
-def _text_categorical(values: pd.Series) -> pd.Categorical:
-    """``pd.Categorical(values.astype(str))``, each distinct value converted once (half a
-    million trials hold a few hundred labels). Values other than text go the long way: a
-    number and a text can be equal (``1 == 1.0``) and still print differently."""
+def text_categorical(values: pd.Series) -> pd.Categorical:
+    """``pd.Categorical(values.astype(str))``, without turning every row into a string: a
+    categorical whose categories are texts in order already keeps its codes, and other
+    texts are converted once for each distinct value (half a million trials hold a few
+    hundred labels). Values other than text go the long way: a number and a text can be
+    equal (``1 == 1.0``) and still print differently."""
+    if isinstance(values.dtype, pd.CategoricalDtype):
+        categories = values.cat.categories
+        if categories.dtype == "str" and categories.is_monotonic_increasing:
+            return values.cat.remove_unused_categories().array
     array = values.to_numpy(dtype=object)
     if set(map(type, array)) != {str}:
         return pd.Categorical(values.astype(str))
@@ -341,12 +347,12 @@ def normalize_trials(
     trial = _check_trial_numbers(df, origin)
     df["trial"] = trial
     permission = _check_permissions(df, origin)
-    model = _text_categorical(df["model"])
-    reasoning = _text_categorical(df["reasoning"])
+    model = text_categorical(df["model"])
+    reasoning = text_categorical(df["reasoning"])
 
     out = pd.DataFrame(
         {
-            "scenario_id": _text_categorical(df["scenario_id"]),
+            "scenario_id": text_categorical(df["scenario_id"]),
             "condition": _conditions(model, reasoning),
             "model": model,
             "reasoning": reasoning,
