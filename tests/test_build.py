@@ -464,6 +464,9 @@ def test_touching_one_notebook_reruns_only_it(tmp_path):
         "analysis.paper.build", "--paper-dir", paper, *sorted(folder.glob("*.ipynb")), data=data
     )
     assert first.returncode == 0, first.stderr
+    check, *_, report, _ = first.stdout.splitlines()  # each step's line, as it ended
+    assert check.split()[:2] == ["input", "check"] and check.endswith(" s  ok")
+    assert report.split()[:2] == ["numbers.json", "and"] and report.endswith(" s  ok")
     before = json.loads((paper / "numbers.json").read_text())["numbers"]
     figure = next((paper / "figures").glob("*.png"))
     touched = folder / "09-labels.ipynb"
@@ -486,7 +489,10 @@ def test_touching_one_notebook_reruns_only_it(tmp_path):
         "analysis.paper.build", "--paper-dir", paper, *sorted(folder.glob("*.ipynb")), data=data
     )
     assert third.returncode == 0, third.stderr  # nothing runs: the report is made in-process
-    assert all(line.endswith("unchanged") for line in third.stdout.splitlines()[:-1])
+    *notebook_lines, report, built = third.stdout.splitlines()
+    assert all(line.endswith("unchanged") for line in notebook_lines)
+    assert report.split()[:2] == ["numbers.json", "and"] and report.endswith(" s  ok")
+    assert built.startswith("Built ")
     assert json.loads((paper / "numbers.json").read_text())["numbers"] == before
 
 

@@ -10,14 +10,14 @@ published conditions (leaderboard cross-check) and the per-trial verdicts under
 parameter ``checked_inputs``), which start once the check passed; the notebooks that read
 none of them run meanwhile on the other kernels. It executes ``notebooks/*.ipynb`` with
 papermill into a staging folder on the kernels (a cell that runs too long or a kernel that
-dies fails the build), printing one line per notebook, merges their numbers into
-``numbers.json`` with a ``build`` record (release, git commit, versions, time), renders the
-HTML report (``index.html``) and the PDF, writes the stamp ``.built`` keyed by the digest
-of every input, and replaces ``paper/`` only when every step succeeded. A failing notebook
-is named with its cell, and its partly executed copy is kept in ``paper.failed/``. When
-only some notebooks changed (nothing else they read did), only those run again; the
-others' outputs are carried over from ``paper/``, whose ``.built`` lists each notebook's
-outputs, and ``numbers/`` keeps each one's numbers.
+dies fails the build), printing one line per step (the check, each notebook, the reports),
+merges their numbers into ``numbers.json`` with a ``build`` record (release, git commit,
+versions, time), renders the HTML report (``index.html``) and the PDF, writes the stamp
+``.built`` keyed by the digest of every input, and replaces ``paper/`` only when every
+step succeeded. A failing notebook is named with its cell, and its partly executed copy is
+kept in ``paper.failed/``. When only some notebooks changed (nothing else they read did),
+only those run again; the others' outputs are carried over from ``paper/``, whose
+``.built`` lists each notebook's outputs, and ``numbers/`` keeps each one's numbers.
 """
 
 from __future__ import annotations

@@ -6,7 +6,8 @@ from __future__ import annotations
 
 import contextlib
 import threading
-from dataclasses import dataclass
+import time
+from dataclasses import dataclass, field
 from pathlib import Path
 from queue import Empty, Queue
 
@@ -20,20 +21,26 @@ from analysis.paper.build.notebook_run import NotebookRun, run_notebook
 CELL_TIMEOUT = 900
 
 
+def report_line(step: str, seconds: float, status: str = "ok") -> None:
+    """Print one step of the build as it ended: its name, its seconds, how it ended."""
+    print(f"  {step:<24} {seconds:5.1f} s  {status}", flush=True)
+
+
 def _report(run: NotebookRun) -> None:
-    status = "ok" if run.failure is None else "failed"
-    print(f"  {run.notebook.stem:<24} {run.seconds:5.1f} s  {status}", flush=True)
+    report_line(run.notebook.stem, run.seconds, "ok" if run.failure is None else "failed")
 
 
 @dataclass(frozen=True)
 class _Call:
     """A job: call a function on a kernel; its failure, or None, goes to ``outcome`` (raised
-    as ``error`` when the function raised)."""
+    as ``error`` when the function raised), and the seconds it ran on the kernel to
+    ``seconds``."""
 
     code: str
     doing: str
     outcome: Queue
     error: type[BuildError] = BuildError
+    seconds: list[float] = field(default_factory=list)
 
 
 @dataclass(frozen=True)
@@ -81,11 +88,14 @@ class NotebookRunner:
 
     def call(
         self, function: str, doing: str, error: type[BuildError] = BuildError, **arguments
-    ) -> None:
+    ) -> float:
         """Call ``function`` (``"module.name"``) with ``arguments`` (plain values) on the
-        first kernel free, reset first. What it raises becomes ``error`` with its message; a
-        kernel that hangs, dies or never starts, a :class:`BuildError` saying so."""
-        self._wait(self._queue_call(function, doing, error, arguments))
+        first kernel free, reset first, and return the seconds it ran there. What it raises
+        becomes ``error`` with its message; a kernel that hangs, dies or never starts, a
+        :class:`BuildError` saying so."""
+        job = self._queue_call(function, doing, error, arguments)
+        self._wait(job)
+        return job.seconds[0]
 
     def run(
         self, notebooks: list[Path], parts: Path, checked: Path | None = None
@@ -94,13 +104,15 @@ class NotebookRunner:
         one line for each as it ends. With ``checked``, the inputs are checked into it first
         (:meth:`check_inputs`) and handed to the notebooks that read them, which start once
         the check passed; those that read none of them start first, while it runs, on the
-        other kernels (a failed check raises before any notebook's line is printed)."""
+        other kernels (a failed check raises before any notebook's line is printed; a
+        passed one prints its own line first)."""
         early = [nb for nb in notebooks if checked is None or not reads_checked(nb)]
         check = self._check(checked) if checked is not None else None
         for notebook in early:
             self.jobs.put(_Notebook(notebook, parts / notebook.stem, None))
         if check is not None:
             self._wait(check)
+            report_line("input check", check.seconds[0])
             for notebook in notebooks:
                 if notebook not in early:
                     self.jobs.put(_Notebook(notebook, parts / notebook.stem, checked))
@@ -213,15 +225,16 @@ class NotebookRunner:
         None when it hung or died (it is then stopped)."""
         from analysis.paper.build.kernels import KernelCodeError
 
+        started, failure = time.perf_counter(), None
         try:
             kernel.run(job.code, job.doing)
         except Exception as failed:  # the caller raises it
-            job.outcome.put(failed)
-            if not isinstance(failed, KernelCodeError):
-                kernel.kill()
-                return None
-        else:
-            job.outcome.put(None)
+            failure = failed
+        job.seconds.append(time.perf_counter() - started)
+        job.outcome.put(failure)
+        if failure is not None and not isinstance(failure, KernelCodeError):
+            kernel.kill()
+            return None
         return kernel
 
     def _execute(self, kernel, job: _Notebook):

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 import shutil
+import time
 from pathlib import Path
 
 from analysis import paths
@@ -20,6 +21,7 @@ from analysis.paper.build.scheduler import (
     NotebookRunner,
     longest_first,
     remember_seconds,
+    report_line,
 )
 from analysis.paper.make import build_digest, recover_paper, shared_digest
 
@@ -109,7 +111,8 @@ def build(
 
 def _finish(staging, data, notebooks, reused, runs, digest, shared, runner) -> None:
     """Gather the outputs, write numbers.json, the report and the PDF (on a kernel of
-    ``runner``, if any: :func:`~analysis.paper.build.reports.write_reports`), then the stamp."""
+    ``runner``, if any: :func:`~analysis.paper.build.reports.write_reports`; a line gives
+    its seconds), then the stamp."""
     records = dict(reused)
     for run in runs:
         outputs = _collect(staging / ".parts" / run.notebook.stem, staging)
@@ -125,13 +128,16 @@ def _finish(staging, data, notebooks, reused, runs, digest, shared, runner) -> N
         "notebooks": [nb.name for nb in notebooks],
     }
     if runner is None:
+        started = time.perf_counter()
         write_reports(**arguments)
+        seconds = time.perf_counter() - started
     else:
-        runner.call(
+        seconds = runner.call(
             "analysis.paper.build.reports.write_reports",
             "writing numbers.json and the report",
             **arguments,
         )
+    report_line("numbers.json and report", seconds)
     stamp = {"inputs_digest": digest, "shared_digest": shared, "notebooks": records}
     (staging / STAMP).write_text(json.dumps(stamp, indent=2) + "\n", "utf-8")
     remember_seconds(data, {run.notebook.name: records[run.notebook.name] for run in runs})
