@@ -53,16 +53,26 @@ def wilson_interval(k: int | np.ndarray, n: int | np.ndarray) -> tuple:
         return np.minimum(low, estimate), np.maximum(high, estimate)
 
 
-def difference_interval(k1: int, n1: int, k0: int, n0: int) -> tuple[float, float]:
-    """95% interval for p1 - p0 from two independent binomial counts (Newcombe's method).
+def difference_interval(k1, n1, k0, n0):
+    """95% interval for p1 - p0 from two independent binomial counts (Newcombe's method):
+    two floats, or two arrays when the counts are arrays (one interval per element, each
+    as the scalar call gives it).
 
     The published counts are per condition, not per paired trial, so the two proportions
     are treated as independent: the interval ignores the pairing by scenario and the
     clustering of trials within scenarios, and is not known to err on the safe side
     (``analysis.inference`` has the paired, clustered methods).
+
+    >>> difference_interval(30, 50, 20, 50)
+    (0.004576018501439599, 0.3752438330311292)
+    >>> [b.round(4).tolist() for b in difference_interval([30, 5], [50, 50], [20, 5], [50, 40])]
+    [[0.0046, -0.1724], [0.3752, 0.1087]]
     """
-    low, high = confint_proportions_2indep(k1, n1, k0, n0, method="newcomb", compare="diff")
-    return float(low), float(high)
+    counts = (np.asarray(c) for c in (k1, n1, k0, n0))
+    low, high = confint_proportions_2indep(*counts, method="newcomb", compare="diff")
+    if np.ndim(low) == 0:
+        return float(low), float(high)
+    return np.asarray(low, dtype="float64"), np.asarray(high, dtype="float64")
 
 
 #: Fewer scenarios than this behind a row: no interval (as ``analysis.inference.MIN_CLUSTERS``).

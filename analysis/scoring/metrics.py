@@ -326,10 +326,8 @@ def reasoning_contrasts(conditions: pd.DataFrame) -> pd.DataFrame:
         pairs[f"{name}_floor"] = pairs[f"{k}_floor"] / pairs[f"{n}_floor"]
         pairs[f"{name}_high"] = pairs[f"{k}_high"] / pairs[f"{n}_high"]
         pairs[f"{name}_diff"] = pairs[f"{name}_high"] - pairs[f"{name}_floor"]
-        bounds = [
-            difference_interval(r[f"{k}_high"], r[f"{n}_high"], r[f"{k}_floor"], r[f"{n}_floor"])
-            for _, r in pairs.iterrows()
-        ]
-        pairs[f"{name}_diff_low"] = [low for low, _ in bounds]
-        pairs[f"{name}_diff_high"] = [high for _, high in bounds]
+        counts = [pairs[f"{c}_{side}"].to_numpy() for side in ("high", "floor") for c in (k, n)]
+        low, high = difference_interval(*counts) if len(pairs) else ([], [])
+        pairs[f"{name}_diff_low"] = low
+        pairs[f"{name}_diff_high"] = high
     return pairs.sort_values("mean_trial_accuracy_diff", ascending=False, ignore_index=True)
