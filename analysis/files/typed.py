@@ -300,11 +300,12 @@ class List(Shape):
         if not isinstance(value, list):
             raise self.refuse(value)
         item = self.item
-        for index, entry in enumerate(value):
-            try:
-                item.check(entry)
-            except Mismatch as error:
-                raise error.within(f"[{index}]") from None
+        if not isinstance(item, Any_):  # any item fits: a verdict file's 500,000 trials
+            for index, entry in enumerate(value):
+                try:
+                    item.check(entry)
+                except Mismatch as error:
+                    raise error.within(f"[{index}]") from None
         if self.unique is not None:
             self._check_unique(value)
 
