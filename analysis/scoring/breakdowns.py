@@ -18,6 +18,7 @@ from fractions import Fraction
 
 import pandas as pd
 
+from analysis.corpus.vocabulary import as_text
 from analysis.scoring.intervals import with_wilson
 from analysis.scoring.ratio import Ratio
 
@@ -46,8 +47,8 @@ def pool_cells(
     if POOL_OF in cells.columns:
         return cells
     out = cells.copy()
-    source = out["source"].astype(str)
-    condition = out["condition"].astype(str)
+    source = as_text(out["source"])
+    condition = as_text(out["condition"])
     pool = (source + ": " + condition).where(source != PUBLISHED, PUBLISHED)
     if named:
         unknown = sorted(set(named) - set(condition[source != PUBLISHED]))
@@ -70,7 +71,7 @@ def pool_summary(cells: pd.DataFrame) -> str:
     pooled = pool_cells(cells)
     lines = []
     for pool, part in pooled.groupby("source", sort=True):
-        conditions = sorted(part["condition"].astype(str).unique())
+        conditions = sorted(as_text(part["condition"]).unique())
         if len(conditions) == 1 and pool.endswith(conditions[0]):
             lines.append(f"{pool}: stands alone")
         else:
@@ -83,7 +84,7 @@ def pool_summary(cells: pd.DataFrame) -> str:
 
 def one_pool(cells: pd.DataFrame, what: str) -> None:
     """Refuse to pool cells of more than one pool (:func:`pool_cells`) into one number."""
-    pools = sorted(pool_cells(cells)["source"].astype(str).unique())
+    pools = sorted(as_text(pool_cells(cells)["source"]).unique())
     if len(pools) > 1:
         raise ValueError(
             f"{what}: cells of {len(pools)} pools given ({', '.join(pools)}); pass one"
@@ -98,7 +99,7 @@ def decided_cells(cells: pd.DataFrame, scenarios: pd.DataFrame) -> pd.DataFrame:
     cells = pool_cells(cells)
     keep = cells.loc[cells["modal_scored"].to_numpy(dtype=bool)].copy()
     for column in ("scenario_id", "condition", "source"):
-        keep[column] = keep[column].astype(str)
+        keep[column] = as_text(keep[column])
     extra = [c for c in _SCENARIO_COLUMNS if c in scenarios.columns]
     meta = scenarios[["scenario_id", *extra]].copy()
     meta["scenario_id"] = meta["scenario_id"].astype(str)
@@ -160,7 +161,7 @@ def pattern_gradient(cells: pd.DataFrame, scenarios: pd.DataFrame) -> pd.DataFra
     3    detector_conflict            7       42         16     0.381
     """
     scored = decided_cells(cells, scenarios)
-    scored["boundary_pattern"] = scored["boundary_pattern"].astype(str)
+    scored["boundary_pattern"] = as_text(scored["boundary_pattern"])
     table = (
         scored.groupby(["source", "boundary_pattern"], sort=True)
         .agg(n_cells=("modal_correct", "size"), n_correct=("modal_correct", "sum"))
@@ -170,8 +171,8 @@ def pattern_gradient(cells: pd.DataFrame, scenarios: pd.DataFrame) -> pd.DataFra
     pooled = pool_cells(cells)
     every = pd.DataFrame(
         {
-            "source": pooled["source"].astype(str).to_numpy(),
-            "scenario_id": pooled["scenario_id"].astype(str).to_numpy(),
+            "source": as_text(pooled["source"]).to_numpy(),
+            "scenario_id": as_text(pooled["scenario_id"]).to_numpy(),
         }
     ).merge(
         scenarios[["scenario_id", "boundary_pattern"]].astype(str),
@@ -208,7 +209,7 @@ class MirrorGap:
 
 def pattern_accuracy(scored: pd.DataFrame, pattern: str) -> Ratio:
     """Modal-correct of the cells of ``pattern`` among ``scored`` (:func:`decided_cells`)."""
-    rows = scored["boundary_pattern"].astype(str) == pattern
+    rows = as_text(scored["boundary_pattern"]) == pattern
     return Ratio(int(scored.loc[rows, "modal_correct"].sum()), int(rows.sum()))
 
 
@@ -275,7 +276,7 @@ def per_condition_pattern_accuracy(
     ``<pattern>_accuracy`` (modal-correct / modal-scored cells) for each pattern; one row per
     condition, for an anchor-against-mirror scatter."""
     scored = decided_cells(cells, scenarios)
-    scored["boundary_pattern"] = scored["boundary_pattern"].astype(str)
+    scored["boundary_pattern"] = as_text(scored["boundary_pattern"])
     base = scored[["source", "condition"]].drop_duplicates().sort_values(["source", "condition"])
     out = base.reset_index(drop=True)
     for pattern in patterns:
@@ -470,7 +471,7 @@ def accuracy_by(cells: pd.DataFrame, scenarios: pd.DataFrame, column: str) -> pd
         meta = scenarios[["scenario_id", column]].copy()
         meta["scenario_id"] = meta["scenario_id"].astype(str)
         scored = scored.merge(meta, on="scenario_id", how="left")
-    scored[column] = scored[column].astype(str)
+    scored[column] = as_text(scored[column])
     table = (
         scored.groupby(["source", "condition", column], sort=True)
         .agg(

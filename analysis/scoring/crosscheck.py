@@ -23,7 +23,7 @@ import pandas as pd
 
 from analysis import paths
 from analysis.corpus.formatting import count_text, percent_text, weighted_miss_text
-from analysis.corpus.vocabulary import condition_label, verdict_file_labels
+from analysis.corpus.vocabulary import as_text, condition_label, verdict_file_labels
 from analysis.files.reading import collector_paused, json_read_once
 from analysis.files.schemas import SCENARIOS_DETAIL_CELLS
 from analysis.files.typed import read_typed
@@ -236,7 +236,7 @@ def _same(stated: Any, computed: Any) -> bool:
 
 def _texts(column: pd.Series) -> list[str]:
     """A column's values as Python strings (converted in one step, not one at a time)."""
-    return column.astype(str).to_numpy(dtype=object).tolist()
+    return as_text(column).to_numpy(dtype=object).tolist()
 
 
 def check_cell_records(path: str | Path, cells: pd.DataFrame) -> list[str]:
@@ -246,7 +246,7 @@ def check_cell_records(path: str | Path, cells: pd.DataFrame) -> list[str]:
     time: at 224 conditions the file holds some 24,000 records."""
     path = Path(path)
     doc = read_typed(path, SCENARIOS_DETAIL_CELLS)
-    mine = cells.loc[cells["source"].astype(str) == PUBLISHED].copy()
+    mine = cells.loc[as_text(cells["source"]) == PUBLISHED].copy()
     mine["record_correct"] = record_correct(mine)
     keys = zip(*(_texts(mine[column]) for column in ("scenario_id", "condition")), strict=True)
     row_of = {key: row for row, key in enumerate(keys)}
@@ -386,7 +386,7 @@ def load_checked_cells(
             warnings.simplefilter("ignore", NoPublishedVerdictsWarning)
             trials = load_trials(verdict_paths, runs_dir=runs_dir, scenarios=scenarios)
         cells = score_cells(trials, scenarios)
-        if (cells["source"].astype(str) == PUBLISHED).any():
+        if (as_text(cells["source"]) == PUBLISHED).any():
             from analysis.scoring.leaderboard import load_conditions
 
             problems = []
@@ -424,8 +424,8 @@ def published_names(conditions: pd.DataFrame) -> dict[str, tuple[str, str]]:
 def with_published_names(frame: pd.DataFrame, names: dict[str, tuple[str, str]]) -> pd.DataFrame:
     """Trials or cells whose published conditions carry the leaderboard's name and reasoning
     (the verdict file shortens a reasoning that starts with "on"); others are unchanged."""
-    published = (frame["source"].astype(str) == PUBLISHED).to_numpy()
-    condition = frame["condition"].astype(str)
+    published = (as_text(frame["source"]) == PUBLISHED).to_numpy()
+    condition = as_text(frame["condition"])
     renamed = {
         written: names[written]
         for written in condition[published].unique()
@@ -435,7 +435,7 @@ def with_published_names(frame: pd.DataFrame, names: dict[str, tuple[str, str]])
         return frame
     out = frame.copy()
     for column, part in (("condition", 0), ("reasoning", 1)):
-        values = out[column].astype(str)
+        values = as_text(out[column])
         new = condition.map({w: name[part] for w, name in renamed.items()})
         out[column] = pd.Categorical(values.where(~(published & new.notna()), new))
     return out
@@ -444,7 +444,7 @@ def with_published_names(frame: pd.DataFrame, names: dict[str, tuple[str, str]])
 def source_summary(cells: pd.DataFrame) -> str:
     """Which conditions the analysis runs on, and how they are pooled, in a few lines."""
     pooled = pool_cells(cells)
-    published = (pooled[POOL_OF].astype(str) == PUBLISHED).any()
+    published = (as_text(pooled[POOL_OF]) == PUBLISHED).any()
     head = (
         "Published per-trial verdicts present (cross-check passed)."
         if published

@@ -17,6 +17,7 @@ from analysis.corpus.vocabulary import (
     GATE_DTYPE,
     GATES,
     PROVIDER_FILTERED,
+    as_text,
     required_gate,
     tier_weight,
 )
@@ -277,7 +278,7 @@ def score_cells(trials: pd.DataFrame, scenarios: pd.DataFrame) -> pd.DataFrame:
     """
     key = scenario_key(scenarios)
     scenario_codes = pd.Index(key["scenario_id"])
-    sid = trials["scenario_id"].astype(str)
+    sid = as_text(trials["scenario_id"])
     position = scenario_codes.get_indexer(sid)
     if (position < 0).any():
         unknown = sorted(set(sid[position < 0]))
@@ -288,7 +289,7 @@ def score_cells(trials: pd.DataFrame, scenarios: pd.DataFrame) -> pd.DataFrame:
     perm = pd.Categorical(trials["commit_permission"], dtype=GATE_DTYPE).codes.astype("int64")
     trial_no = trials["trial"].to_numpy(dtype="int64")
     required = np.array([_CODE[g] for g in key["required_gate"]], dtype="int64")[position]
-    filtered = (trials["status"].astype(str) == PROVIDER_FILTERED).to_numpy()
+    filtered = (as_text(trials["status"]) == PROVIDER_FILTERED).to_numpy()
 
     def per_cell(values: np.ndarray) -> np.ndarray:
         return np.bincount(cell_id, weights=values, minlength=n_cells).astype("int64")

@@ -14,7 +14,7 @@ from dataclasses import dataclass
 import pandas as pd
 
 from analysis.corpus.scenarios import has_human_labels
-from analysis.corpus.vocabulary import ALLOWED
+from analysis.corpus.vocabulary import ALLOWED, as_text
 from analysis.scoring.breakdowns import (
     CONFLICT,
     MIRROR,
@@ -65,7 +65,7 @@ def _ids(scenarios: pd.DataFrame, mask: pd.Series) -> tuple[str, ...]:
 
 
 def _excluding(cells: pd.DataFrame, ids: tuple[str, ...]) -> pd.DataFrame:
-    return cells.loc[~cells["scenario_id"].astype(str).isin(ids).to_numpy()]
+    return cells.loc[~as_text(cells["scenario_id"]).isin(ids).to_numpy()]
 
 
 def without_derived_flags(cells: pd.DataFrame, scenarios: pd.DataFrame) -> DerivedFlagCheck:
@@ -99,7 +99,7 @@ def human_gates(cells: pd.DataFrame, scenarios: pd.DataFrame) -> pd.Series:
     """Each cell's scenario ``human_gate`` (the three-rater majority), aligned with ``cells``."""
     human = scenarios.set_index(scenarios["scenario_id"].astype(str))["human_gate"].astype(object)
     return pd.Series(
-        cells["scenario_id"].astype(str).map(human).to_numpy(), index=cells.index, dtype=object
+        as_text(cells["scenario_id"]).map(human).to_numpy(), index=cells.index, dtype=object
     )
 
 
@@ -213,7 +213,7 @@ def sensitivity_table(cells: pd.DataFrame, scenarios: pd.DataFrame) -> pd.DataFr
     """
     rows = []
     cells = pool_cells(cells)
-    for source, part in cells.groupby(cells["source"].astype(str), sort=True):
+    for source, part in cells.groupby(as_text(cells["source"]), sort=True):
         derived = without_derived_flags(part, scenarios)
         credit = without_credit_hiring_mirrors(part, scenarios)
         checks = [("baseline", derived.baseline), ("without derived-flag rows", derived.without)]
