@@ -60,8 +60,8 @@ def large_cells() -> tuple[str, pd.DataFrame, pd.DataFrame]:
     sys.path.insert(0, str(Path(__file__).parent))
     from bench_paper import large_release
 
-    from analysis.paper.sections.opening import Locations, load_inputs
-    from analysis.paper.sections.reads import Reads
+    from analysis.paper.sections.loading import load_inputs
+    from analysis.paper.sections.reads import Locations, Reads
 
     with tempfile.TemporaryDirectory() as folder:
         env, _, _ = large_release(Path(folder), 224)

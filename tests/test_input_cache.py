@@ -12,7 +12,7 @@ import pytest
 
 from analysis import paths
 from analysis.paper import input_cache
-from analysis.paper.sections.opening import write_checked_inputs
+from analysis.paper.sections.loading import write_checked_inputs
 
 
 @pytest.fixture
@@ -42,7 +42,7 @@ def test_a_second_build_reuses_the_check_and_gets_the_same_frames(
     def no_check(*args, **kwargs):
         raise AssertionError("checked again")
 
-    monkeypatch.setattr("analysis.paper.sections.opening.load_inputs", no_check)
+    monkeypatch.setattr("analysis.paper.sections.loading.load_inputs", no_check)
     second = write_checked_inputs(tmp_path / "second.pkl", data, reuse=True)
     pd.testing.assert_frame_equal(_checked(first), _checked(second))
     monkeypatch.setenv(input_cache.ALWAYS_CHECK, "always")

@@ -137,7 +137,7 @@ def test_a_section_reads_the_data_folder_it_is_given(tmp_path: Path) -> None:
 def test_conditions_whose_names_would_share_a_number_name_are_refused(tmp_path: Path) -> None:
     import shutil
 
-    from analysis.paper.sections.opening import write_checked_inputs
+    from analysis.paper.sections.loading import write_checked_inputs
 
     data = tmp_path / "data"
     shutil.copytree(paths.data_dir() / "scenarios", data / "scenarios")
@@ -166,7 +166,7 @@ def test_runs_whose_names_would_share_a_number_name_are_refused(tmp_path: Path) 
 
     from factories import trials_frame
 
-    from analysis.paper.sections.opening import write_checked_inputs
+    from analysis.paper.sections.loading import write_checked_inputs
 
     data = tmp_path / "data"
     shutil.copytree(paths.data_dir() / "scenarios", data / "scenarios")
@@ -187,7 +187,7 @@ def test_reference_policies_made_for_another_corpus_are_refused_with_the_remedy(
 ) -> None:
     import shutil
 
-    from analysis.paper.sections.opening import write_checked_inputs
+    from analysis.paper.sections.loading import write_checked_inputs
 
     data = tmp_path / "data"
     shutil.copytree(paths.data_dir() / "scenarios", data / "scenarios")
@@ -216,7 +216,7 @@ def test_reference_policies_made_for_another_corpus_are_refused_with_the_remedy(
 def test_the_input_check_reads_the_agreement_reports(tmp_path: Path) -> None:
     import shutil
 
-    from analysis.paper.sections.opening import write_checked_inputs
+    from analysis.paper.sections.loading import write_checked_inputs
 
     data = tmp_path / "data"
     shutil.copytree(paths.data_dir() / "scenarios", data / "scenarios")
@@ -233,7 +233,7 @@ def test_the_input_check_reads_the_agreement_reports(tmp_path: Path) -> None:
 
 
 def test_checked_inputs_give_a_section_the_frames_it_would_load(tmp_path: Path) -> None:
-    from analysis.paper.sections.opening import write_checked_inputs
+    from analysis.paper.sections.loading import write_checked_inputs
 
     checked = write_checked_inputs(tmp_path / "checked.pkl")
     given = open_section("07-stability", output_dir=tmp_path / "a", checked_inputs=checked)

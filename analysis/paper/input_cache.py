@@ -1,7 +1,7 @@
 """The build's checked inputs, kept between builds.
 
 Loading and cross-checking every input
-(:func:`analysis.paper.sections.opening.write_checked_inputs`) is the longest step before a
+(:func:`analysis.paper.sections.loading.write_checked_inputs`) is the longest step before a
 large release's notebooks can start: at 1,000 conditions it parses and checks some 120 MB of
 per-trial verdicts. Its result depends only on the files it
 reads, the package code it ran and the pinned dependencies, so a build keeps it in

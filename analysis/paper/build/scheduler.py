@@ -79,7 +79,7 @@ class NotebookRunner:
 
     def check_inputs(self, path: Path) -> Path:
         """Load and cross-check every input the notebooks read and store the checked frames
-        at ``path`` (:func:`analysis.paper.sections.opening.write_checked_inputs`), on the first
+        at ``path`` (:func:`analysis.paper.sections.loading.write_checked_inputs`), on the first
         kernel to answer, reusing an earlier build's check when neither the data nor the code
         changed (:mod:`analysis.paper.input_cache`); bad input raises :class:`InputError`,
         naming the file and the problem."""
@@ -124,7 +124,7 @@ class NotebookRunner:
         return sorted(runs, key=lambda run: order[run.notebook])
 
     def _check(self, path: Path) -> _Call:
-        function = "analysis.paper.sections.opening.write_checked_inputs"
+        function = "analysis.paper.sections.loading.write_checked_inputs"
         arguments = {"path": str(path), "reuse": True}
         return self._queue_call(function, "checking the inputs", InputError, arguments)
 
