@@ -166,7 +166,8 @@ def _keyed(
         texts = [t for t in dict.fromkeys(shown[column]) if t != "–"]
         keys = {t: f"[{len(legend) + i + 1}]" for i, t in enumerate(texts)}
         legend += [f"{column} {keys[t]}: {t}" for t in texts]
-        shown[column] = shown[column].map(lambda v, k=keys: k.get(v, v))
+        keyed = shown[column].map(lambda v, k=keys: k.get(v, v))
+        shown[column] = keyed.astype(object)  # plain strings, as latex_table made them
 
 
 def latex_table(
