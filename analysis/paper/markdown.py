@@ -50,17 +50,22 @@ def markdown_table(frame: pd.DataFrame) -> str:
     lines = []
     widths = []
     for header, column in zip(headers, cells, strict=True):
-        shown = [_width(value) for value in column]
-        widths.append((max(max(shown), _width(header) + _HEADER_PADDING), shown))
+        ascii_only = "".join(column).isascii()  # each character one column wide
+        shown = list(map(len, column)) if ascii_only else [_width(value) for value in column]
+        widths.append((max(max(shown), _width(header) + _HEADER_PADDING), shown, ascii_only))
     lines.append(
         "| "
-        + " | ".join(h + " " * (w - _width(h)) for h, (w, _) in zip(headers, widths, strict=True))
+        + " | ".join(
+            h + " " * (w - _width(h)) for h, (w, _, _) in zip(headers, widths, strict=True)
+        )
         + " |"
     )
-    lines.append("|" + "|".join(":" + "-" * (w + 1) for w, _ in widths) + "|")
+    lines.append("|" + "|".join(":" + "-" * (w + 1) for w, _, _ in widths) + "|")
     padded = [
-        [value + " " * (w - shown[row]) for row, value in enumerate(column)]
-        for column, (w, shown) in zip(cells, widths, strict=True)
+        [value.ljust(w) for value in column]
+        if ascii_only
+        else [value + " " * (w - shown[row]) for row, value in enumerate(column)]
+        for column, (w, shown, ascii_only) in zip(cells, widths, strict=True)
     ]
     lines.extend("| " + " | ".join(row) + " |" for row in zip(*padded, strict=True))
     return "\n".join(lines)

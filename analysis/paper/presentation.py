@@ -88,7 +88,9 @@ def presented(frame: pd.DataFrame) -> pd.DataFrame:
         elif pd.api.types.is_float_dtype(values):
             cells = fraction_texts(values, 3)
         else:
-            cells = values.map(lambda v: "–" if v is None or v is pd.NA else str(v))
-            cells = cells.astype(str).tolist()
+            cells = values.tolist()
+            if not all(type(v) is str for v in cells):  # text already is shown as it is
+                cells = values.map(lambda v: "–" if v is None or v is pd.NA else str(v))
+                cells = cells.astype(str).tolist()
         shown[human_header(column)] = cells
     return pd.DataFrame(shown, columns=list(shown))
