@@ -53,7 +53,12 @@ def exact_fraction(value: float) -> Fraction:
     >>> exact_fraction(51 / 80), exact_fraction(0.1 + 0.2)
     (Fraction(51, 80), Fraction(3, 10))
     """
-    return Fraction(float(value)).limit_denominator(MAX_DENOMINATOR)
+    return _exact_fraction(float(value))
+
+
+@functools.lru_cache(maxsize=1 << 16)  # a release's rates repeat across its tables
+def _exact_fraction(value: float) -> Fraction:
+    return Fraction(value).limit_denominator(MAX_DENOMINATOR)
 
 
 def fraction_texts(values: Iterable[float], digits: int, scale: int = 1) -> list[str]:

@@ -12,6 +12,7 @@ cell and local runs. Every number carries a unit and a description.
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import json
 import re
@@ -44,7 +45,12 @@ def slug(text: str) -> str:
     >>> slug("gpt-5.4-mini (off)")
     'gpt-5-4-mini-off'
     """
-    return re.sub(r"[^a-z0-9_]+", "-", str(text).lower()).strip("-")
+    return _slug(str(text))
+
+
+@functools.lru_cache(maxsize=1 << 16)  # each condition's name is slugged for every number
+def _slug(text: str) -> str:
+    return re.sub(r"[^a-z0-9_]+", "-", text.lower()).strip("-")
 
 
 def require_distinct_slugs(names: Iterable[str], what: str, origin: str) -> None:
