@@ -296,6 +296,10 @@ class List(Shape):
 
     expected = "a list"
 
+    def __post_init__(self) -> None:
+        if isinstance(self.item, Any_) and self.unique is None:  # any list fits
+            object.__setattr__(self, "fast", frozenset({list}))
+
     def check(self, value: Any) -> None:
         if not isinstance(value, list):
             raise self.refuse(value)
@@ -348,6 +352,10 @@ class Map(Shape):
     keys: Shape | None = None
 
     expected = "an object"
+
+    def __post_init__(self) -> None:
+        if isinstance(self.value, Any_) and self.keys is None:  # any object fits
+            object.__setattr__(self, "fast", frozenset({dict}))
 
     def check(self, value: Any) -> None:
         if not isinstance(value, dict):

@@ -70,6 +70,7 @@ def _trial_rows(doc: Any, path: Path) -> dict[str, list[Any]]:
     (None where a trial leaves one out)."""
     rows: dict[str, list[Any]] = {c: [] for c in ("scenario_id", "model", "reasoning")}
     rows |= {field: [] for field in _TRIAL_FIELDS}
+    in_order: dict[int, list] = {}  # n: trials 1 to n, in order (a cell found complete)
     for s_index, scenario in enumerate(detail_scenarios(doc, path)):
         sid = scenario.get("id")
         if not isinstance(sid, str):
@@ -95,13 +96,16 @@ def _trial_rows(doc: Any, path: Path) -> dict[str, list[Any]]:
             trials = verdict.get("trials") or []
             numbers = [t.get("trial") for t in trials]
             n_expected = verdict.get("n_trials")
-            if isinstance(n_expected, int) and not isinstance(n_expected, bool):
+            counted = isinstance(n_expected, int) and not isinstance(n_expected, bool)
+            if counted and numbers != in_order.get(n_expected):  # else 1 to n, seen before
                 missing = sorted(set(range(1, int(n_expected) + 1)) - set(numbers))
                 if missing:
                     raise VerdictError(
                         f"{path}: cell {sid} / {label} (n_trials {n_expected}) "
                         f"missing trials {missing}"
                     )
+                if len(numbers) == n_expected and numbers == sorted(numbers):
+                    in_order[n_expected] = numbers
             n = len(trials)
             rows["scenario_id"] += [sid] * n
             rows["model"] += [model] * n

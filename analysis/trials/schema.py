@@ -74,6 +74,7 @@ class UnknownScenarioError(VerdictError):
 
 
 @functools.lru_cache(maxsize=4096)  # one label per condition, met once per trial
+@functools.lru_cache(maxsize=1 << 16)  # a verdict file names each condition in every scenario
 def split_condition_label(label: str) -> tuple[str, str]:
     """``"kimi-k2.6 (on)"`` -> ``("kimi-k2.6", "on")``: the reasoning is the last balanced
     parenthesised group, so ``"kimi-k2.6 (on (provider default))"`` -> ``("kimi-k2.6",
