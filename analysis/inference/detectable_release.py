@@ -54,6 +54,21 @@ def _published(cells: pd.DataFrame | None) -> pd.DataFrame | None:
     return None if mine.empty else mine
 
 
+def _by_condition(cells: pd.DataFrame, *columns: str):
+    """(condition, one array per column) for each condition of ``cells``, its cells in their
+    order (as ``groupby("condition", observed=True)`` gives them, without a frame each)."""
+    codes, labels = pd.factorize(cells["condition"])
+    order = np.argsort(codes, kind="stable")
+    order = order[codes[order] >= 0]  # a cell without a condition is in no group
+    ordered = codes[order]
+    if not len(order):
+        return
+    arrays = [cells[c].to_numpy()[order] for c in columns]
+    starts = np.flatnonzero(np.r_[True, ordered[1:] != ordered[:-1]])
+    for start, stop in pairwise([*starts, len(order)]):
+        yield str(labels[ordered[start]]), *(a[start:stop] for a in arrays)
+
+
 def condition_iccs(
     conditions: pd.DataFrame, cells: pd.DataFrame | None = None
 ) -> tuple[pd.Series, str]:
@@ -64,8 +79,8 @@ def condition_iccs(
     published = _published(cells)
     if published is not None:
         values = {
-            str(label): anova_icc(part["n_correct"].to_numpy(), part["n_trials"].to_numpy())[0]
-            for label, part in published.groupby("condition", observed=True)
+            label: anova_icc(correct, trials)[0]
+            for label, correct, trials in _by_condition(published, "n_correct", "n_trials")
         }
         basis = "ANOVA ICC of the published per-trial verdicts"
     else:

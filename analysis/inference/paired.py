@@ -3,6 +3,8 @@ of the paired design (the unpaired contrast from counts: :mod:`.unpaired`)."""
 
 from __future__ import annotations
 
+import functools
+
 import numpy as np
 import pandas as pd
 from scipy import stats
@@ -294,6 +296,11 @@ def tango_score(delta: float, first_only: int, second_only: int, n: int) -> floa
     return float((b - c - n * delta) / np.sqrt(variance))
 
 
+@functools.lru_cache(maxsize=16)  # one level for every pair of a release
+def _normal_quantile(p: float) -> float:
+    return float(stats.norm.ppf(p))
+
+
 def tango_interval(
     both: int, first_only: int, second_only: int, neither: int, alpha: float = 0.05
 ) -> tuple[float, float]:
@@ -312,7 +319,7 @@ def tango_interval(
     n = both + first_only + second_only + neither
     if n == 0:
         return np.nan, np.nan
-    z = stats.norm.ppf(1 - alpha / 2)
+    z = _normal_quantile(1 - alpha / 2)
     estimate = (first_only - second_only) / n
 
     def bound(target: float, edge: float) -> float:

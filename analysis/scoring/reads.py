@@ -83,10 +83,10 @@ def _three_reads(table: pd.DataFrame) -> pd.DataFrame:
     table["mean_trial_accuracy"] = table["n_trials_correct"] / table["n_trials"].where(~empty)
     table["modal_accuracy"] = table["n_modal_correct"] / table["n_cells"].where(~empty)
     table["pass5"] = table["n_pass5"] / table["n_cells"].where(~empty)
-    order = sorted(
-        table.index[~empty],
-        key=lambda i: (table.at[i, "source"], *_table2_key(table.loc[i])),
-    )
+    columns = ("source", "n_trials_correct", "n_trials", "n_pass5", "condition")
+    rows = zip(table.index, *(table[c].tolist() for c in columns), strict=True)
+    keyed = {i: (s, *table2_order_key(k, n, p, c)) for i, s, k, n, p, c in rows}
+    order = sorted(table.index[~empty], key=keyed.__getitem__)
     table["rank_mean_trial_accuracy"] = pd.Series(pd.NA, index=table.index, dtype="Int64")
     for _, members in table.loc[order].groupby("source", sort=False):
         table.loc[members.index, "rank_mean_trial_accuracy"] = range(1, len(members) + 1)
@@ -99,12 +99,6 @@ def _three_reads(table: pd.DataFrame) -> pd.DataFrame:
     )
     return table.sort_values(
         ["source", "rank_mean_trial_accuracy", "condition"], ignore_index=True, na_position="last"
-    )
-
-
-def _table2_key(row: pd.Series) -> tuple:
-    return table2_order_key(
-        row["n_trials_correct"], row["n_trials"], row["n_pass5"], row["condition"]
     )
 
 
