@@ -115,9 +115,10 @@ def adjust_pvalues(
         if keys
         else [out.index]
     )
+    tested = out["p"].notna().to_numpy()
     for index in groups:
-        valid = [i for i in index if pd.notna(out.at[i, "p"])]
-        if not valid:
+        valid = pd.Index(index)[tested[out.index.get_indexer(index)]]
+        if not len(valid):
             continue
         p = out.loc[valid, "p"].to_numpy(dtype="float64")
         holm_reject, holm = pg.multicomp(p, alpha=alpha, method="holm")
@@ -129,7 +130,12 @@ def adjust_pvalues(
         out.loc[valid, "family_size"] = len(valid)
     if named is not None:
         spec = FAMILIES[named]
-        split = out[keys].astype(str).agg(", ".join, axis=1) if keys else ""
+        texts = zip(*(out[key].astype(str).tolist() for key in keys), strict=True)
+        split = (
+            pd.Series([", ".join(row) for row in texts], index=out.index, dtype="str")
+            if keys
+            else ""
+        )
         out["family_name"] = spec.name + (": " + split if keys else "")
         out["caveat"] = spec.caveat
     return out
