@@ -68,8 +68,8 @@ def write_documents(paper_dir: Path, executed: list[Path], document: dict | None
             "notebook": LEDGER_MAKER,
         }
     (paper_dir / "catalogue.json").write_text(json.dumps(catalogue, indent=2) + "\n", "utf-8")
-    write_numbers_tex(document["numbers"], paper_dir / "tables" / "numbers.tex")
     with ThreadPoolExecutor(max_workers=1) as pool:
-        pdf = pool.submit(render_pdf, paper_dir)
+        pdf = pool.submit(render_pdf, paper_dir)  # reads the files above, not those below
+        write_numbers_tex(document["numbers"], paper_dir / "tables" / "numbers.tex")
         render_html(executed, paper_dir / "index.html", document, claims)
         pdf.result()
