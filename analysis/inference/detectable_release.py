@@ -281,11 +281,11 @@ def rank_gaps(
     effective = n * m / (1 + (m - 1) * pair_iccs)
     mdds = unpaired_mdds(effective, np.nan_to_num(top, nan=0.5), alpha, power)
     mdds = np.where(np.isfinite(top), mdds, np.nan)  # one vectorised solve for every pair
+    correct, trials = ranked["n_trials_correct"].tolist(), ranked["n_trials"].tolist()
+    rates = [k / t if t else np.nan for k, t in zip(correct, trials, strict=True)]
     rows = []
     for i in range(len(ranked) - 1):
-        upper, lower = ranked.iloc[i], ranked.iloc[i + 1]
-        p_up = upper["n_trials_correct"] / upper["n_trials"] if upper["n_trials"] else np.nan
-        p_low = lower["n_trials_correct"] / lower["n_trials"] if lower["n_trials"] else np.nan
+        p_up, p_low = rates[i], rates[i + 1]
         up_name, low_name = names[i], names[i + 1]
         pair_icc, rate, mdd = float(pair_iccs[i]), float(top[i]), float(mdds[i])
         gap = p_up - p_low
