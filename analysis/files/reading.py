@@ -163,9 +163,8 @@ def _unique_keys(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
 
 
 def _keys_only(pairs: list[tuple[str, Any]]) -> None:
-    """One JSON object checked as :func:`_unique_keys` checks it, and dropped."""
-    if len(pairs) > 1 and len(dict(pairs)) != len(pairs):
-        raise DuplicateKeyError(_first_repeat(pairs))
+    """One JSON object checked by :func:`_unique_keys`, and dropped (its parent keeps None)."""
+    _unique_keys(pairs)
 
 
 def read_json(path: str | Path, *, error: ErrorType = InputFileError) -> Any:
