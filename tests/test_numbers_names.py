@@ -215,3 +215,81 @@ def test_numbers_json_has_one_number_per_line_and_reads_back_equal() -> None:
         '  "a": {"value": "\\u00e9"},',
         '  "b.x": {"inputs": {"a": "2", "z": "1"}, "value": 0.1}',
     ]
+
+
+def _fragments(tmp_path, books):
+    """Write each NumberBook's fragment under ``tmp_path``, as a notebook does."""
+    for book in books:
+        book.write(tmp_path)
+    return tmp_path
+
+
+def _book(notebook, values):
+    book = NumberBook(notebook, [])
+    for name, value in values.items():
+        book.value(
+            name,
+            value,
+            digits=3 if isinstance(value, float) else None,
+            unit="u",
+            description=f'd é \u2212 "{name}"\n',
+            notes={"note": "tab\there"},
+        )
+    return book
+
+
+def test_fragments_merge_by_their_lines_into_the_text_a_parse_gives(tmp_path) -> None:
+    """Fragments as notebooks write them are merged line by line, without parsing each
+    number: numbers.json's text and every value are what parsing them gives."""
+    from analysis.paper.provenance import (
+        EncodedNumbers,
+        _parsed_fragments,
+        json_one_per_line,
+    )
+
+    folder = _fragments(
+        tmp_path,
+        [
+            _book("02-b", {"b.z": 0.1, "a.y-1": 7, "c_c": "a label"}),
+            _book("01-a", {"b.a": 1 / 3, "zz": -0.0}),
+            NumberBook("03-empty", []),
+        ],
+    )
+    merged = merge_fragments(folder)
+    parsed = _parsed_fragments(sorted((folder / "numbers").glob("*.json")))
+    assert isinstance(merged, EncodedNumbers)
+    assert list(merged) == list(parsed) == ["a.y-1", "b.a", "b.z", "c_c", "zz"]
+    assert json.dumps(dict(merged.items())) == json.dumps(parsed)
+    header = {"release": "v1", "build": {"python": "3.11"}, "left_out": []}
+    assert json_one_per_line({**header, "numbers": merged}, "numbers") == json_one_per_line(
+        {**header, "numbers": parsed}, "numbers"
+    )
+    assert merged["b.a"]["notebook"] == "01-a"
+
+
+def test_merge_names_both_notebooks_of_a_number_recorded_twice(tmp_path) -> None:
+    folder = _fragments(tmp_path, [_book("01-a", {"x.y": 1}), _book("02-b", {"x.y": 2})])
+    with pytest.raises(ValueError, match=r"'x\.y' recorded by both 01-a and 02-b"):
+        merge_fragments(folder)
+
+
+def test_a_fragment_written_otherwise_is_parsed_whole(tmp_path) -> None:
+    """A fragment not one number per line (indented JSON here) is read by parsing it; its
+    numbers merge with the others all the same."""
+    from analysis.paper.provenance import EncodedNumbers
+
+    folder = _fragments(tmp_path, [_book("01-a", {"a": 1})])
+    entry = {"value": 2, "unit": "u", "description": "d", "notebook": "02-b"}
+    (folder / "numbers" / "02-b.json").write_text(json.dumps({"b": entry}, indent=2))
+    merged = merge_fragments(folder)
+    assert not isinstance(merged, EncodedNumbers)
+    assert list(merged) == ["a", "b"] and merged["b"] == entry
+
+
+def test_a_malformed_number_in_a_fragment_is_refused_naming_it(tmp_path) -> None:
+    folder = tmp_path / "numbers"
+    folder.mkdir()
+    (folder / "01-a.json").write_text('{\n  "a.b": {"value": 1, "value": 2}\n}\n')
+    merged = merge_fragments(tmp_path)
+    with pytest.raises(ValueError, match=r"01-a\.json: number 'a\.b': key 'value' appears twice"):
+        merged["a.b"]

@@ -120,8 +120,9 @@ def release_rows(numbers: Mapping[str, Mapping]) -> list[dict[str, str]]:
     when its counts print as the release's string, ``needs per-trial verdicts`` when several
     counts fit and nothing said which (``recomputed_counts`` lists them)."""
     rows = []
-    for name, entry in sorted(numbers.items()):
-        if "published" not in entry or not name.endswith(".weighted_miss"):
+    for name in sorted(name for name in numbers if name.endswith(".weighted_miss")):
+        entry = numbers[name]
+        if "published" not in entry:
             continue
         published = str(entry["published"])
         unit = "%" if published.endswith("%") else entry["unit"]

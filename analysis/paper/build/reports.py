@@ -11,6 +11,7 @@ from importlib import metadata
 from pathlib import Path
 
 from analysis import paths
+from analysis.files.reading import collector_paused
 
 # jsonschema (which nbformat imports: papermill in the build, the HTML report here) builds
 # a Lark grammar for IRI syntax when rfc3987_syntax is importable, a second or more of
@@ -115,22 +116,27 @@ def write_reports(staging: str, data: str, notebooks: list[str]) -> None:
     the release, the :func:`build_record` of ``data`` and, under ``left_out``, what each
     notebook left out and why, the claims ledger too for another release than the paper's),
     the HTML report and the PDF of the executed ``notebooks`` (names). The build runs this
-    on a warm kernel."""
+    on a warm kernel, with the cyclic garbage collector paused: the numbers make many
+    objects and no cycles, and the kernel's heap is large after its notebooks."""
+    with collector_paused():
+        _write_reports(Path(staging), Path(data), notebooks)
+
+
+def _write_reports(folder: Path, data: Path, notebooks: list[str]) -> None:
     from analysis.paper.claims import other_release
     from analysis.paper.outputs import merge_left_out
     from analysis.paper.pdf import LEDGER_MAKER, write_documents
     from analysis.paper.provenance import json_one_per_line, merge_fragments
 
-    folder = Path(staging)
     numbers = merge_fragments(folder)
     left_out = merge_left_out(folder)
-    release = paths.release(Path(data))
-    reason = other_release(release, paths.scenario_set(Path(data)))
+    release = paths.release(data)
+    reason = other_release(release, paths.scenario_set(data))
     if reason is not None:
         left_out.append({"notebook": LEDGER_MAKER, "what": "the claims ledger", "reason": reason})
     document = {
         "release": release,
-        "build": build_record(Path(data)),
+        "build": build_record(data),
         "left_out": left_out,
         "numbers": numbers,
     }
