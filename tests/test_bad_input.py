@@ -503,8 +503,8 @@ def test_ctrl_c_during_an_import_prints_one_line_and_keeps_the_previous_import(
 
 
 def test_a_build_stamp_listing_an_output_outside_paper_reuses_nothing(tmp_path):
+    from analysis.files.digests import file_sha256
     from analysis.paper.build.carry_over import STAMP, reusable_notebooks
-    from analysis.release.identity import file_sha256
 
     notebook = tmp_path / "01-x.ipynb"
     notebook.write_text("{}")

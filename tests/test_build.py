@@ -515,9 +515,9 @@ def test_notebooks_startlongest_first(tmp_path: Path) -> None:
 
 
 def test_a_new_paper_folder_orders_notebooks_by_the_last_build_on_its_data(tmp_path) -> None:
+    from analysis.files.digests import file_sha256
     from analysis.paper.build.scheduler import longest_first, remember_seconds
     from analysis.paper.make import default_notebooks
-    from analysis.release.identity import file_sha256
 
     notebooks = default_notebooks()
     data, paper = tmp_path / "data", tmp_path / "paper"

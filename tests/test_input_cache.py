@@ -86,3 +86,12 @@ def test_a_copy_of_the_data_folder_is_checked_anew(data: Path, tmp_path: Path) -
     assert input_cache.data_key(copy) != input_cache.data_key(data)
     checked = write_checked_inputs(tmp_path / "second.pkl", copy, reuse=True)
     assert pd.read_pickle(checked)["locations"].runs == paths.runs_dir(copy)
+
+
+def test_the_build_keeps_its_check_under_the_key_a_later_check_looks_for(paper_dir) -> None:
+    """The build digests the data before its kernels start and hands the key to the check:
+    the entry it keeps is the one a check of the same data finds."""
+    data = paths.data_dir()
+    key = input_cache.data_key(data)
+    assert (data / input_cache.CACHE_FOLDER / f"{key}.pkl").is_file()
+    assert (data / input_cache.CACHE_FOLDER / f"{key}.json").is_file()

@@ -195,6 +195,41 @@ def test_a_file_digest_is_computed_again_when_the_file_changes(tmp_path) -> None
     assert input_digest(path) == hashlib.sha256(b"[1]").hexdigest()
 
 
+def test_a_digest_is_remembered_only_once_its_file_has_settled(tmp_path, monkeypatch) -> None:
+    """A file changed in the last two seconds is hashed at every call: a rewrite of the same
+    size within one tick of the file system's clock keeps its path, inode, size and times.
+    A settled file is hashed once, until a write changes its status-change time, even when
+    its modification time is set back."""
+    import os
+    import time
+    from types import SimpleNamespace
+
+    from analysis.files import digests
+
+    hashed, clock = [], [time.time_ns()]
+    monkeypatch.setattr(digests, "file_sha256", lambda p: hashed.append(p) or p.read_text())
+    monkeypatch.setattr(digests, "time", SimpleNamespace(time_ns=lambda: clock[0]))
+    path = tmp_path / "verdicts.json"
+    path.write_text("{}", encoding="utf-8")
+    stamp = path.stat().st_mtime_ns
+
+    def rewrite(text: str) -> None:
+        with path.open("r+", encoding="utf-8") as handle:  # in place: the same inode
+            handle.write(text)
+        os.utime(path, ns=(stamp, stamp))  # and the modification time set back
+
+    assert digests.remembered_sha256(path) == "{}"
+    rewrite("[]")
+    assert digests.remembered_sha256(path) == "[]"  # within the tick: hashed again
+    assert len(hashed) == 2
+    clock[0] = max(path.stat().st_ctime_ns, stamp) + digests.SETTLED_NS
+    assert [digests.remembered_sha256(path) for _ in range(3)] == ["[]"] * 3
+    assert len(hashed) == 3  # settled: hashed once
+    rewrite("{}")
+    assert digests.remembered_sha256(path) == "{}"  # a write sets the status-change time
+    assert len(hashed) == 4
+
+
 def test_numbers_json_has_one_number_per_line_and_reads_back_equal() -> None:
     import json
 

@@ -18,7 +18,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from analysis import paths
-from analysis.files.digests import file_sha256
+from analysis.files.digests import remembered_sha256
 from analysis.files.lock import ProjectLock
 from analysis.files.reading import read_json
 
@@ -121,7 +121,9 @@ def _walk(root: Path) -> Iterable[Path]:
 def tree_digest(parts: Iterable[tuple[str, Path | str]]) -> str:
     """sha256 over each file's name (relative to its part) and content sha256.
 
-    A part given as a string (not a path) joins the digest with its own text.
+    A part given as a string (not a path) joins the digest with its own text. Each file's
+    sha256 is remembered while it is unchanged (:func:`remembered_sha256`): a build digests
+    its inputs several ways.
     """
     digest = hashlib.sha256()
     for label, root in parts:
@@ -131,7 +133,7 @@ def tree_digest(parts: Iterable[tuple[str, Path | str]]) -> str:
             continue
         for file in _walk(root):
             name = file.relative_to(root) if root.is_dir() else file.name
-            digest.update(f"{file_sha256(file)}  {name}\n".encode())
+            digest.update(f"{remembered_sha256(file)}  {name}\n".encode())
     return digest.hexdigest()
 
 

@@ -77,13 +77,14 @@ class NotebookRunner:
         for thread in self.threads:
             thread.start()
 
-    def check_inputs(self, path: Path) -> Path:
+    def check_inputs(self, path: Path, key: str | None = None) -> Path:
         """Load and cross-check every input the notebooks read and store the checked frames
         at ``path`` (:func:`analysis.paper.sections.loading.write_checked_inputs`), on the first
         kernel to answer, reusing an earlier build's check when neither the data nor the code
-        changed (:mod:`analysis.paper.input_cache`); bad input raises :class:`InputError`,
-        naming the file and the problem."""
-        self._wait(self._check(path))
+        changed (:mod:`analysis.paper.input_cache`; ``key``: the data's
+        :func:`~analysis.paper.input_cache.data_key`, when the caller has it); bad input
+        raises :class:`InputError`, naming the file and the problem."""
+        self._wait(self._check(path, key))
         return path
 
     def call(
@@ -98,16 +99,20 @@ class NotebookRunner:
         return job.seconds[0]
 
     def run(
-        self, notebooks: list[Path], parts: Path, checked: Path | None = None
+        self,
+        notebooks: list[Path],
+        parts: Path,
+        checked: Path | None = None,
+        key: str | None = None,
     ) -> list[NotebookRun]:
         """Execute ``notebooks`` (longest first is best), each into ``parts / stem``, printing
         one line for each as it ends. With ``checked``, the inputs are checked into it first
-        (:meth:`check_inputs`) and handed to the notebooks that read them, which start once
-        the check passed; those that read none of them start first, while it runs, on the
-        other kernels (a failed check raises before any notebook's line is printed; a
-        passed one prints its own line first)."""
+        (:meth:`check_inputs`, with ``key``) and handed to the notebooks that read them,
+        which start once the check passed; those that read none of them start first, while
+        it runs, on the other kernels (a failed check raises before any notebook's line is
+        printed; a passed one prints its own line first)."""
         early = [nb for nb in notebooks if checked is None or not reads_checked(nb)]
-        check = self._check(checked) if checked is not None else None
+        check = self._check(checked, key) if checked is not None else None
         for notebook in early:
             self.jobs.put(_Notebook(notebook, parts / notebook.stem, None))
         if check is not None:
@@ -123,9 +128,9 @@ class NotebookRunner:
         order = {nb: n for n, nb in enumerate(notebooks)}
         return sorted(runs, key=lambda run: order[run.notebook])
 
-    def _check(self, path: Path) -> _Call:
+    def _check(self, path: Path, key: str | None) -> _Call:
         function = "analysis.paper.sections.loading.write_checked_inputs"
-        arguments = {"path": str(path), "reuse": True}
+        arguments = {"path": str(path), "reuse": True, "key": key}
         return self._queue_call(function, "checking the inputs", InputError, arguments)
 
     def _queue_call(

@@ -23,6 +23,7 @@ from analysis.paper.build.scheduler import (
     remember_seconds,
     report_line,
 )
+from analysis.paper.input_cache import data_key
 from analysis.paper.make import build_digest, recover_paper, shared_digest
 
 
@@ -91,7 +92,8 @@ def build(
         (staging / "notebooks").mkdir(parents=True)
         parts = staging / ".parts"
         parts.mkdir()
-        runs = runner.run(to_run, parts, parts / CHECKED_INPUTS) if runner else []
+        key = data_key(data)  # its files' digests are remembered from the build's own
+        runs = runner.run(to_run, parts, parts / CHECKED_INPUTS, key) if runner else []
         carry_over(staging, paper_dir, reused)
         for notebook in reused:
             print(f"  {Path(notebook).stem:<24} {'':>7}  unchanged", flush=True)

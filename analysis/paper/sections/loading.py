@@ -115,6 +115,7 @@ def write_checked_inputs(
     path: str | os.PathLike[str],
     data_dir: str | os.PathLike[str] | None = None,
     reuse: bool = False,
+    key: str | None = None,
 ) -> Path:
     """Load and cross-check every input under ``data_dir`` once (:data:`ALL_READS`, every
     verdict found) and store the frames at ``path`` (a pickle), for :func:`open_section`'s
@@ -123,12 +124,15 @@ def write_checked_inputs(
     and checked too (:func:`analysis.paper.sections.labels.reported_agreement`). Bad input raises
     here. With ``reuse`` (the build's choice), the inputs an earlier build checked are
     taken when neither the data nor the code that checked them changed, and a new check
-    is kept for the next build (:mod:`analysis.paper.input_cache`)."""
+    is kept for the next build (:mod:`analysis.paper.input_cache`); ``key``: the data's
+    :func:`~analysis.paper.input_cache.data_key`, when the caller has it (the build
+    digests its inputs before its kernels start)."""
     from analysis.paper import input_cache
 
     where = Locations.of(data_dir)
     data = paths.data_dir(data_dir)
-    key = input_cache.data_key(data) if reuse else ""
+    if reuse and key is None:
+        key = input_cache.data_key(data)
     if reuse and input_cache.reuse(data, key, Path(path)):
         return Path(path)
     loaded = load_inputs(ALL_READS, where, None)
