@@ -15,7 +15,7 @@ Two checks, both stopping the build on any difference:
 from __future__ import annotations
 
 import warnings
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -52,13 +52,14 @@ FIELDS: tuple[tuple[str, str, str | None], ...] = (
 )
 
 
-def _shown(row: Any, k: str, n: str | None) -> str:
+def _shown(row: Mapping[str, Any], k: str, n: str | None) -> str:
     return f"{int(row[k])}/{int(row[n])}" if n else f"{int(row[k])}"
 
 
-def per_trial_strings(row: pd.Series) -> dict[str, str]:
-    """The leaderboard strings one condition's per-trial counts print as; fields whose
-    denominator is empty (a condition with no decisions) are left out."""
+def per_trial_strings(row: Mapping[str, Any]) -> dict[str, str]:
+    """The leaderboard strings one condition's per-trial counts print as (a row of
+    :func:`condition_scores`, by column); fields whose denominator is empty (a condition
+    with no decisions) are left out."""
     out: dict[str, str] = {}
     if row["n_trials"]:
         out["mean_trial_accuracy"] = percent_text(row["n_trials_correct"], row["n_trials"])
@@ -79,25 +80,32 @@ def per_trial_strings(row: pd.Series) -> dict[str, str]:
     return out
 
 
+def _rows_by_condition(frame: pd.DataFrame) -> list[dict[str, Any]]:
+    """``frame``'s rows as dicts of Python values, ``condition`` as text (a dict per row:
+    a leaderboard of 1,000 conditions is compared without pandas boxing each value)."""
+    columns = {column: frame[column].tolist() for column in frame.columns}
+    columns["condition"] = _texts(frame["condition"])
+    rows = zip(*columns.values(), strict=True)
+    return [dict(zip(columns, values, strict=True)) for values in rows]
+
+
 def check_trials_against_leaderboard(scores: pd.DataFrame, conditions: pd.DataFrame) -> list[str]:
     """Compare per-trial condition scores of source ``published`` with the leaderboard rows
     of the same ``condition``: each count (mean trial accuracy, modal accuracy, pass5, under-
     and over-refusal) and each printed string, weighted miss included; one line per differing
     field naming the row and both values. A published per-trial condition absent from the
     leaderboard, or a leaderboard row absent from the per-trial verdicts, is one line too."""
-    published = scores.loc[scores["source"].astype(str) == PUBLISHED].copy()
-    published["condition"] = published["condition"].astype(str)
-    board = conditions.copy()
-    board["condition"] = board["condition"].astype(str)
-    board = board.set_index("condition")
+    published = _rows_by_condition(scores.loc[as_text(scores["source"]) == PUBLISHED])
+    board = {row["condition"]: row for row in _rows_by_condition(conditions)}
+    printed_from = expected_strings if "weighted_miss_fit" in conditions.columns else None
     problems = []
-    for _, row in published.sort_values("condition").iterrows():
+    for row in sorted(published, key=lambda row: row["condition"]):
         name = row["condition"]
-        if name not in board.index:
+        if name not in board:
             problems.append(f"{name}: per-trial verdicts name a condition not on the leaderboard")
             continue
-        expected = board.loc[name]
-        label = expected["label"] if "label" in board.columns else name
+        expected = board[name]
+        label = expected.get("label", name)
         flagged = set()
         for field, k, n in FIELDS:
             columns = [k] if n is None else [k, n]
@@ -108,11 +116,7 @@ def check_trials_against_leaderboard(scores: pd.DataFrame, conditions: pd.DataFr
                     f"{_shown(expected, k, n)}, recomputed from per-trial verdicts "
                     f"{_shown(row, k, n)}"
                 )
-        printed = (
-            expected_strings(expected)
-            if "weighted_miss_fit" in board.columns
-            else per_trial_strings(expected)
-        )
+        printed = (printed_from or per_trial_strings)(expected)
         for field, recomputed in per_trial_strings(row).items():
             if field.removesuffix("_ci95") in flagged:
                 continue
@@ -121,10 +125,9 @@ def check_trials_against_leaderboard(scores: pd.DataFrame, conditions: pd.DataFr
                     f"{label}: {field}: published {printed[field]!r}, recomputed from "
                     f"per-trial verdicts {recomputed!r}"
                 )
-    if len(published):
-        missing = sorted(set(board.index) - set(published["condition"]))
-        for name in missing:
-            label = board.loc[name, "label"] if "label" in board.columns else name
+    if published:
+        for name in sorted(set(board) - {row["condition"] for row in published}):
+            label = board[name].get("label", name)
             problems.append(f"{label}: on the leaderboard but not in the per-trial verdicts")
     return problems
 

@@ -24,9 +24,10 @@ from __future__ import annotations
 
 import math
 from collections import Counter
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from functools import cache
 from pathlib import Path
+from typing import Any
 
 import pandas as pd
 
@@ -271,22 +272,23 @@ def parse_rows(rows: list[dict], trials_per_cell: int, scenarios: pd.DataFrame) 
     return table.astype({"weight_missed": "Int64", "weight_scored": "Int64"})
 
 
-def expected_strings(parsed: pd.Series) -> dict[str, str]:
-    """Every leaderboard string of one parsed row, printed back from its counts."""
+def expected_strings(parsed: Mapping[str, Any]) -> dict[str, str]:
+    """Every leaderboard string of one parsed row (a row of :func:`load_conditions`, by
+    column), printed back from its counts."""
     return {
-        "modal_accuracy": count_text(parsed.n_modal_correct, parsed.n_cells),
-        "modal_accuracy_ci95": interval_text(parsed.n_modal_correct, parsed.n_cells),
-        "mean_trial_accuracy": percent_text(parsed.n_trials_correct, parsed.n_trials),
-        "mean_trial_accuracy_ci95": interval_text(parsed.n_trials_correct, parsed.n_trials),
-        "pass5": percent_text(parsed.n_pass5, parsed.n_cells),
-        "pass5_ci95": interval_text(parsed.n_pass5, parsed.n_cells),
+        "modal_accuracy": count_text(parsed["n_modal_correct"], parsed["n_cells"]),
+        "modal_accuracy_ci95": interval_text(parsed["n_modal_correct"], parsed["n_cells"]),
+        "mean_trial_accuracy": percent_text(parsed["n_trials_correct"], parsed["n_trials"]),
+        "mean_trial_accuracy_ci95": interval_text(parsed["n_trials_correct"], parsed["n_trials"]),
+        "pass5": percent_text(parsed["n_pass5"], parsed["n_cells"]),
+        "pass5_ci95": interval_text(parsed["n_pass5"], parsed["n_cells"]),
         "under_refusal": count_text(
-            parsed.n_under_refusals, parsed.n_hold_opportunities, whole_bare=True
+            parsed["n_under_refusals"], parsed["n_hold_opportunities"], whole_bare=True
         ),
         "over_refusal": count_text(
-            parsed.n_over_refusals, parsed.n_proceed_opportunities, whole_bare=True
+            parsed["n_over_refusals"], parsed["n_proceed_opportunities"], whole_bare=True
         ),
-        "weighted_miss": weighted_miss_text(*parsed.weighted_miss_fit),
+        "weighted_miss": weighted_miss_text(*parsed["weighted_miss_fit"]),
     }
 
 
@@ -305,7 +307,7 @@ def check_leaderboard(
     holds, proceeds = labels[BLOCKED], labels[ALLOWED]
     problems = []
     for row, parsed in zip(rows, conditions.itertuples(index=False), strict=True):
-        for field, recomputed in expected_strings(parsed).items():
+        for field, recomputed in expected_strings(parsed._asdict()).items():
             published = row.get(field)
             if isinstance(published, str):
                 published = unsigned_zero(published)
