@@ -11,6 +11,7 @@ import os
 from pathlib import Path
 from typing import Any
 
+import numpy as np
 import pandas as pd
 
 from analysis.corpus.vocabulary import GATE_DTYPE, condition_label
@@ -50,26 +51,29 @@ def load_scenarios_detail(
         )
 
     try:
-        rows = _trial_rows(doc, path)
+        labels, rows = _trial_rows(doc, path)
     except (VerdictError, AttributeError, TypeError):
         check_whole()  # a value of the wrong type is what is wrong, if there is one
         raise
     if not all(TRIAL.optional[field].all_fit(rows[field]) for field in _TRIAL_FIELDS):
         check_whole()  # a trial that is not as its schema says is refused by name
-    return normalize_trials(
-        pd.DataFrame(rows, dtype=object), origin=str(path), source=source, scenarios=scenarios
-    )
+    frame = pd.DataFrame(rows, dtype=object)
+    for position, (column, values) in enumerate(labels.items()):
+        frame.insert(position, column, values)
+    return normalize_trials(frame, origin=str(path), source=source, scenarios=scenarios)
 
 
 #: The fields of each trial a trials table holds (:data:`~analysis.files.schemas.TRIAL`).
 _TRIAL_FIELDS = ("trial", "commit_permission", "status")
 
 
-def _trial_rows(doc: Any, path: Path) -> dict[str, list[Any]]:
-    """One list per column, one item per trial: the cell's labels and each trial's fields
-    (None where a trial leaves one out)."""
-    rows: dict[str, list[Any]] = {c: [] for c in ("scenario_id", "model", "reasoning")}
-    rows |= {field: [] for field in _TRIAL_FIELDS}
+def _trial_rows(doc: Any, path: Path) -> tuple[dict[str, pd.Categorical], dict[str, list[Any]]]:
+    """Each trial's cell labels (scenario_id, model, reasoning: categoricals of the texts,
+    made once per cell, not once per trial) and fields (one list per field, None where a
+    trial leaves one out), one item per trial."""
+    cells: dict[str, list[str]] = {c: [] for c in ("scenario_id", "model", "reasoning")}
+    sizes: list[int] = []
+    rows: dict[str, list[Any]] = {field: [] for field in _TRIAL_FIELDS}
     in_order: dict[int, list] = {}  # n: trials 1 to n, in order (a cell found complete)
     for s_index, scenario in enumerate(detail_scenarios(doc, path)):
         sid = scenario.get("id")
@@ -106,14 +110,21 @@ def _trial_rows(doc: Any, path: Path) -> dict[str, list[Any]]:
                     )
                 if len(numbers) == n_expected and numbers == sorted(numbers):
                     in_order[n_expected] = numbers
-            n = len(trials)
-            rows["scenario_id"] += [sid] * n
-            rows["model"] += [model] * n
-            rows["reasoning"] += [reasoning] * n
+            cells["scenario_id"].append(sid)
+            cells["model"].append(model)
+            cells["reasoning"].append(reasoning)
+            sizes.append(len(trials))
             rows["trial"] += numbers
             for field in _TRIAL_FIELDS[1:]:
                 rows[field] += [t.get(field) for t in trials]
-    return rows
+    repeats = np.asarray(sizes, dtype="int64")
+    labels = {}
+    for column, values in cells.items():
+        per_cell = pd.Categorical(values)
+        labels[column] = pd.Categorical.from_codes(
+            np.repeat(per_cell.codes, repeats), dtype=per_cell.dtype
+        )
+    return labels, rows
 
 
 def load_scenarios_detail_cells(path: str | os.PathLike[str]) -> pd.DataFrame:
