@@ -319,8 +319,11 @@ def separation_tests(bounds: pd.DataFrame) -> pd.DataFrame:
     its smallest design effect), for the leader against every other condition (``family``
     ``leader``) and for each pair of adjacent ranks (``adjacent``), Holm within each family.
     More clustering only shrinks n / DEFF and raises p, so a pair not separated here cannot be
-    told apart under any clustering the counts allow; a separated pair may not stay so."""
-    from statsmodels.stats.multitest import multipletests
+    told apart under any clustering the counts allow; a separated pair may not stay so.
+    Holm by ``pingouin.multicomp``, as :func:`analysis.inference.adjust_pvalues` adjusts (the
+    same values as statsmodels' ``multipletests``, whose Holm runs a full garbage
+    collection at every call)."""
+    import pingouin as pg
 
     from analysis.inference.two_proportions import score_test
 
@@ -336,7 +339,7 @@ def separation_tests(bounds: pd.DataFrame) -> pd.DataFrame:
     ):
         a, b = (list(x) for x in zip(*pairs, strict=True))
         p = score_test(k[a], n[a], k[b], n[b])
-        holm = multipletests(p, method="holm")[1]
+        holm = pg.multicomp(p, method="holm")[1]
         tests += [
             dict(zip(columns, row, strict=True))
             for row in zip(
