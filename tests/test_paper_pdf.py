@@ -141,6 +141,36 @@ def test_the_report_lists_what_was_left_out_and_has_no_ledger_when_it_was(tmp_pa
     assert "This release holds none of the inputs of this section" in text  # 09-labels
 
 
+def _ledger_text(folder: Path, n_rows: int, differing: int) -> str:
+    """The text of a report whose claims ledger has ``n_rows`` rows, row ``differing``
+    (counting from 0) not reproduced."""
+    folder.mkdir(parents=True)
+    (folder / "tables").mkdir()
+    rows = [
+        f"Table 2,statement {i:03d},x.{i},1,{2 if i == differing else 1},,,,"
+        + ("differs,(+1)" if i == differing else "reproduced,")
+        for i in range(n_rows)
+    ]
+    (folder / "tables" / "claims.csv").write_text("\n".join([CLAIMS_HEADER, *rows]) + "\n")
+    claims = {"kind": "table", "name": "claims", "caption": "C.", "notebook": "the build"}
+    (folder / "catalogue.json").write_text(json.dumps({"tables/claims": claims}))
+    (folder / "numbers.json").write_text(json.dumps({"release": "test", "numbers": {}}))
+    return " ".join(" ".join(_page_texts(render_pdf(folder))).split())
+
+
+def test_a_long_claims_ledger_shows_its_first_rows_and_every_one_not_reproduced(tmp_path):
+    """A release of 1,000 conditions adds a ledger row for each one's weighted miss: the PDF
+    shows the first 100 rows and every later row that was not reproduced, and says where
+    the others are; a ledger of 100 rows shows them all."""
+    text = _ledger_text(tmp_path / "long", 150, differing=130)
+    assert "statement 099" in text and "statement 130" in text
+    assert "statement 100" not in text and "statement 149" not in text
+    assert "the other 49 rows, all reproduced, are in tables/claims.csv" in text
+    text = _ledger_text(tmp_path / "whole", 100, differing=-1)
+    assert "statement 000" in text and "statement 099" in text
+    assert "the other" not in text
+
+
 def _page_boxes(pdf: Path) -> list[tuple[float, float, list[tuple[float, float, float]]]]:
     """Each page's width, height and, per printed character, its left and right edge and its
     size."""
