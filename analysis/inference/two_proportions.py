@@ -170,18 +170,18 @@ def score_difference(
     k1, n1, k0, n0 = _counts(k1, n1, k0, n0)
     critical = stats.norm.isf(alpha / 2)
     p = _p_of_no_difference(k1, n1, k0, n0, correction)
-    estimate = k1 / n1 - k0 / n0
-
-    def end(outer: float) -> np.ndarray:
-        # |z| rises from 0 at the estimate towards ``outer``: keep ``inside`` where the test
-        # does not reject, so the interval never narrows past the crossing
-        inside, out = estimate.copy(), np.full_like(estimate, outer)
-        for _ in range(_STEPS):
-            mid = (inside + out) / 2
-            rejects = np.abs(score_statistic(k1, n1, k0, n0, mid, correction)) > critical
-            inside, out = np.where(rejects, inside, mid), np.where(rejects, mid, out)
-        return np.where(
-            np.abs(score_statistic(k1, n1, k0, n0, out, correction)) > critical, inside, out
-        )
-
-    return p[()], end(-1.0)[()], end(1.0)[()]
+    # both ends found in one bisection over the counts twice over (low ends, then high):
+    # each element's steps are its own, so the bounds are those of one end at a time
+    counts = [np.concatenate([v.ravel(), v.ravel()]) for v in (k1, n1, k0, n0)]
+    estimate = counts[0] / counts[1] - counts[2] / counts[3]
+    # |z| rises from 0 at the estimate towards -1 and 1: keep ``inside`` where the test does
+    # not reject, so the interval never narrows past the crossing
+    inside = estimate.copy()
+    out = np.repeat([-1.0, 1.0], k1.size)
+    for _ in range(_STEPS):
+        mid = (inside + out) / 2
+        rejects = np.abs(score_statistic(*counts, mid, correction)) > critical
+        inside, out = np.where(rejects, inside, mid), np.where(rejects, mid, out)
+    ends = np.where(np.abs(score_statistic(*counts, out, correction)) > critical, inside, out)
+    low, high = (end.reshape(k1.shape) for end in np.split(ends, 2))
+    return p[()], low[()], high[()]
