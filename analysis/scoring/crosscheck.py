@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import warnings
 from collections.abc import Mapping, Sequence
+from operator import itemgetter
 from pathlib import Path
 from typing import Any
 
@@ -219,9 +220,16 @@ _KINDS = frozenset({int, bool, str, type(None)})
 def _stated_columns(records: list[dict[str, Any]]) -> list[tuple[str, str, list[Any]]]:
     """The cell-level fields ``records`` state, one column each: (field, score_cells
     column, the value each record states or ``_ABSENT``)."""
+    fields = list(_STATED)
+    try:  # every record states every field, as the release writes them: read once each
+        stated = zip(*map(itemgetter(*fields), records), strict=True)
+        by_field = [list(values) for values in stated]
+    except KeyError:
+        by_field = [[record.get(field, _ABSENT) for record in records] for field in fields]
+    by_field = by_field or [[] for _ in fields]
     columns = [
-        (field, column, [record.get(field, _ABSENT) for record in records])
-        for field, column in _STATED.items()
+        (field, column, stated)
+        for (field, column), stated in zip(_STATED.items(), by_field, strict=True)
     ]
     splits = [record.get("split") for record in records]
     for side, column in _STATED_SPLIT.items():
@@ -253,16 +261,21 @@ def check_cell_records(path: str | Path, cells: pd.DataFrame) -> list[str]:
     mine["record_correct"] = record_correct(mine)
     keys = zip(*(_texts(mine[column]) for column in ("scenario_id", "condition")), strict=True)
     row_of = {key: row for row, key in enumerate(keys)}
-    records, rows, cell_names = [], [], []
+    records, rows, cells_of = [], [], []
+    conditions: dict[str, str] = {}  # each label the file writes, as its condition
     for scenario in doc.get("scenarios") or []:
         sid = str(scenario.get("id"))
         for record in scenario.get("model_verdicts") or []:
-            condition = condition_label(*split_condition_label(str(record.get("model"))))
-            row = row_of.get((sid, condition))
+            label = str(record.get("model"))
+            condition = conditions.get(label)
+            if condition is None:
+                condition = conditions[label] = condition_label(*split_condition_label(label))
+            key = (sid, condition)
+            row = row_of.get(key)
             if row is not None:
                 records.append(record)
                 rows.append(row)
-                cell_names.append(f"{condition} / {sid}")
+                cells_of.append(key)
     found = []
     for order, (field, column, stated) in enumerate(_stated_columns(records)):
         values = mine[column].astype(object)
@@ -278,7 +291,8 @@ def check_cell_records(path: str | Path, cells: pd.DataFrame) -> list[str]:
             if not _same(said, value):
                 found.append((index, order, field, said, value))
     return [
-        f"{path.name}: {cell_names[index]}: {field}: stated {said!r}, its trials give {value!r}"
+        f"{path.name}: {cells_of[index][1]} / {cells_of[index][0]}: {field}: stated {said!r}, "
+        f"its trials give {value!r}"
         for index, _, field, said, value in sorted(found, key=lambda item: item[:2])
     ]
 
