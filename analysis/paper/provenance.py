@@ -464,7 +464,7 @@ class EncodedNumbers(Mapping[str, dict]):
         if name not in self._parsed:
             line, fragment = self._entries[name]
             try:
-                self._parsed[name] = parse_json(line[len(name) + 6 :])
+                self._parsed[name] = parse_json(line.removeprefix(f'  "{name}": '))
             except (DuplicateKeyError, json.JSONDecodeError) as exc:
                 raise ValueError(f"{fragment}: number {name!r}: {refusal(exc)}") from None
         return self._parsed[name]

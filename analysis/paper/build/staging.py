@@ -92,8 +92,9 @@ def build(
         (staging / "notebooks").mkdir(parents=True)
         parts = staging / ".parts"
         parts.mkdir()
-        key = data_key(data)  # its files' digests are remembered from the build's own
-        runs = runner.run(to_run, parts, parts / CHECKED_INPUTS, key) if runner else []
+        runs = []
+        if runner is not None:  # the data's files were hashed for the build's own digests
+            runs = runner.run(to_run, parts, parts / CHECKED_INPUTS, data_key(data))
         carry_over(staging, paper_dir, reused)
         for notebook in reused:
             print(f"  {Path(notebook).stem:<24} {'':>7}  unchanged", flush=True)

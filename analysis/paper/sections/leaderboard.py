@@ -320,17 +320,16 @@ def separation_tests(bounds: pd.DataFrame) -> pd.DataFrame:
     ``leader``) and for each pair of adjacent ranks (``adjacent``), Holm within each family.
     More clustering only shrinks n / DEFF and raises p, so a pair not separated here cannot be
     told apart under any clustering the counts allow; a separated pair may not stay so.
-    Holm by ``pingouin.multicomp``, as :func:`analysis.inference.adjust_pvalues` adjusts (the
-    same values as statsmodels' ``multipletests``, whose Holm runs a full garbage
-    collection at every call)."""
-    import pingouin as pg
-
+    Holm by :func:`analysis.inference.adjust_pvalues`, as every other family (not
+    statsmodels' ``multipletests``, whose Holm runs a full garbage collection at every
+    call)."""
+    from analysis.inference import adjust_pvalues
     from analysis.inference.two_proportions import score_test
 
     rows = bounds.dropna(subset=["n_effective"]).sort_values("rank").reset_index(drop=True)
-    columns = ["family", "first", "second", "rank_first", "rank_second", "p", "p_holm"]
+    columns = ["family", "first", "second", "rank_first", "rank_second", "p"]
     if len(rows) < 2:
-        return pd.DataFrame(columns=[*columns, "separated"])
+        return pd.DataFrame(columns=[*columns, "p_holm", "separated"])
     n, k = rows.n_effective.to_numpy(), (rows.estimate * rows.n_effective).to_numpy()
     tests = []
     for family, pairs in (
@@ -339,7 +338,6 @@ def separation_tests(bounds: pd.DataFrame) -> pd.DataFrame:
     ):
         a, b = (list(x) for x in zip(*pairs, strict=True))
         p = score_test(k[a], n[a], k[b], n[b])
-        holm = pg.multicomp(p, method="holm")[1]
         tests += [
             dict(zip(columns, row, strict=True))
             for row in zip(
@@ -349,11 +347,10 @@ def separation_tests(bounds: pd.DataFrame) -> pd.DataFrame:
                 rows["rank"][a],
                 rows["rank"][b],
                 p,
-                holm,
                 strict=True,
             )
         ]
-    out = pd.DataFrame(tests)
+    out = adjust_pvalues(pd.DataFrame(tests), family="family")[[*columns, "p_holm"]]
     return out.assign(separated=out.p_holm < 0.05)
 
 
